@@ -1,0 +1,141 @@
+"""EADCTClassifier."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ._base import EADCTBase
+from ._params import ARCHITECTURE_DOC, TRAINING_DOC
+
+
+class EADCTClassifier(ClassifierMixin, EADCTBase):
+    __doc__ = f"""Time-series classifier on the EA-DC-Transformer (Wang et al., TPAMI 2023).
+
+    Masked-value pretraining of the encoder on the training series, then fine-tuning
+    of encoder and an MLP head with cross-entropy; the best epoch of each stage is
+    chosen on a stratified validation split of the training data.
+
+    Parameters
+    ----------
+{ARCHITECTURE_DOC}    head_hidden_size : int or None, default=None
+        Hidden layer of the classification head (None: GELU, dropout, linear).
+    max_epochs : int, default=100
+        Fine-tuning epochs (at most).
+    pretrain_epochs : int, default=50
+        Pretraining epochs (at most); 0 skips pretraining.
+{TRAINING_DOC}
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+        Channels seen in fit.
+    n_timepoints_ : int
+        Longest series seen in fit.
+    network_ : eadct.networks.SeriesNetwork
+    history_ : list of dict
+        One record per epoch: stage, epoch, train_loss, valid_loss, valid_accuracy,
+        best, time_s.
+    device_ : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from eadct import EADCTClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20, 2, 16)); y = np.repeat([0, 1], 10); X[y == 1] += 1
+    >>> clf = EADCTClassifier(d_model=8, n_heads=2, n_blocks=1, max_epochs=2,
+    ...                       pretrain_epochs=1, random_state=0).fit(X, y)
+    >>> clf.predict(X).shape
+    (20,)
+    """
+
+    _task = "classification"
+
+    def __init__(
+        self, *, alpha=0.5, beta=0.3, attention_ratio=0.25, d_model=64, n_heads=8, n_blocks=2,
+        attention_kernel_size=3, d_ff=256, dropout=0.1, norm="batch", pooling="mean",
+        head_hidden_size=None, max_epochs=100, pretrain_epochs=50, lr=1e-3, batch_size=32,
+        mask_ratio=0.15, mask_length=3.0, validation_fraction=0.1, n_iter_no_change=30,
+        optimizer=None, optimizer_kwargs=None, clip_grad_norm=4.0, missing_values="raise",
+        device="auto", precision="auto", checkpoint_path=None, random_state=None, verbose=False,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.attention_ratio = attention_ratio
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.n_blocks = n_blocks
+        self.attention_kernel_size = attention_kernel_size
+        self.d_ff = d_ff
+        self.dropout = dropout
+        self.norm = norm
+        self.pooling = pooling
+        self.head_hidden_size = head_hidden_size
+        self.max_epochs = max_epochs
+        self.pretrain_epochs = pretrain_epochs
+        self.lr = lr
+        self.batch_size = batch_size
+        self.mask_ratio = mask_ratio
+        self.mask_length = mask_length
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.optimizer = optimizer
+        self.optimizer_kwargs = optimizer_kwargs
+        self.clip_grad_norm = clip_grad_norm
+        self.missing_values = missing_values
+        self.device = device
+        self.precision = precision
+        self.checkpoint_path = checkpoint_path
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y, X_unlabeled=None):
+        """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_channels, n_timepoints), (n_samples, n_timepoints),
+            list of (n_channels, length_i) arrays, or sktime nested DataFrame
+        y : array-like of shape (n_samples,)
+        X_unlabeled : same forms as X, optional
+            Extra unlabeled series used in pretraining only.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        classes, encoded = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least 2 classes in y, but only one class "
+                f"({classes[0]!r}) is present."
+                if len(classes) else "y is empty."
+            )
+        self.classes_ = classes
+        return self._fit_network(X, encoded.astype(np.int64), len(classes), stratify=encoded,
+                                 X_unlabeled=X_unlabeled)
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_samples, n_classes)."""
+        logits = self._forward(X)
+        logits -= logits.max(axis=1, keepdims=True)
+        proba = np.exp(logits)
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`."""
+        logits = self._forward(X)
+        logits -= logits.max(axis=1, keepdims=True)
+        return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+
+    def predict(self, X):
+        """Most probable class, shape (n_samples,)."""
+        return self.classes_[np.argmax(self._forward(X), axis=1)]

@@ -1,0 +1,179 @@
+"""Validation and coercion of X: arrays, lists of arrays, sktime nested DataFrames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+INPUT_HELP = (
+    "Pass a numpy array of shape (n_samples, n_channels, n_timepoints), a 2D array "
+    "(n_samples, n_timepoints) for univariate series, a list of (n_channels, length_i) "
+    "arrays, or an sktime nested pandas DataFrame."
+)
+
+
+@dataclass
+class Panel:
+    """Series right-padded into one array.
+
+    Attributes
+    ----------
+    values : ndarray ``(n, N_max, C)``, float64
+        Padded steps are 0; missing values are NaN until :func:`fill_missing`.
+    lengths : ndarray ``(n,)``, int64
+    """
+
+    values: np.ndarray
+    lengths: np.ndarray
+
+    @property
+    def n_channels(self) -> int:
+        return self.values.shape[2]
+
+    def valid_mask(self) -> np.ndarray:
+        """``(n, N_max)`` bool, True at real steps."""
+        return np.arange(self.values.shape[1])[None, :] < self.lengths[:, None]
+
+
+def _as_float(a, what: str) -> np.ndarray:
+    if sp.issparse(a):
+        raise TypeError(f"{what} is a sparse matrix; time series must be dense. {INPUT_HELP}")
+    arr = np.asarray(a)
+    if np.iscomplexobj(arr):
+        raise ValueError(f"Complex data not supported in {what}. {INPUT_HELP}")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what} could not be converted to float ({err}). {INPUT_HELP}") from None
+
+
+def _is_nested(df: pd.DataFrame) -> bool:
+    return df.shape[0] > 0 and df.shape[1] > 0 and any(
+        isinstance(v, (pd.Series, np.ndarray, list)) for v in df.iloc[0]
+    )
+
+
+def _series_list(X) -> list[np.ndarray] | np.ndarray:
+    """Return a 3D float array (equal length) or a list of ``(C, L_i)`` float arrays."""
+    if isinstance(X, pd.DataFrame):
+        if _is_nested(X):
+            return [
+                np.stack([_as_float(cell, "a cell of the nested DataFrame") for cell in row])
+                if len({len(cell) for cell in row}) == 1
+                else _unequal_channels(row)
+                for row in X.itertuples(index=False)
+            ]
+        X = X.to_numpy()
+    if isinstance(X, (list, tuple)) and len(X) and not np.isscalar(X[0]):
+        items = [_as_float(item, f"X[{i}]") for i, item in enumerate(X)]
+        out = []
+        for i, item in enumerate(items):
+            if item.ndim == 1:
+                item = item[None, :]  # a univariate series
+            if item.ndim != 2:
+                raise ValueError(
+                    f"X[{i}] has {item.ndim} dimensions; each series must be (n_channels, length) "
+                    f"or (length,). {INPUT_HELP}"
+                )
+            out.append(item)
+        return out
+    arr = _as_float(X, "X")
+    if arr.ndim == 2:
+        return arr[:, None, :]  # univariate: (n, 1, m)
+    if arr.ndim == 3:
+        return arr
+    hint = " Reshape a single series to (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
+    raise ValueError(
+        f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}"
+    )
+
+
+def _unequal_channels(row) -> np.ndarray:
+    lengths = [len(cell) for cell in row]
+    raise ValueError(
+        f"A series has channels of different lengths {lengths}; all channels of one series must "
+        "have the same length (pad or resample them first)."
+    )
+
+
+def to_panel(X, *, missing_values: str = "raise", n_channels: int | None = None,
+             estimator_name: str = "estimator") -> Panel:
+    """Check X and pad it into a :class:`Panel`.
+
+    Parameters
+    ----------
+    X : array-like, list of arrays or nested DataFrame
+    missing_values : {"raise", "interpolate"}
+        ``"raise"``: NaN is an error. ``"interpolate"``: NaN is kept here and filled
+        later by :func:`fill_missing`.
+    n_channels : int, optional
+        Channels seen in ``fit``; a different number is an error.
+    estimator_name : str
+        For error messages.
+    """
+    series = _series_list(X)
+    n = len(series)
+    if n == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={np.shape(series)}) while a minimum of 1 is required. {INPUT_HELP}")
+    if isinstance(series, np.ndarray):
+        _, c, m = series.shape
+        if m == 0 or c == 0:
+            raise ValueError(f"Found array with 0 feature(s) (shape={series.shape}); every series needs at least one channel and one time point.")
+        values = np.ascontiguousarray(series.transpose(0, 2, 1))  # (n, N, C)
+        lengths = np.full(n, m, dtype=np.int64)
+    else:
+        channels = {s.shape[0] for s in series}
+        if len(channels) > 1:
+            raise ValueError(f"Series in X have different numbers of channels {sorted(channels)}; all must have the same.")
+        c = channels.pop()
+        lengths = np.array([s.shape[1] for s in series], dtype=np.int64)
+        if c == 0 or lengths.min() == 0:
+            bad = int(np.argmin(lengths)) if lengths.min() == 0 else 0
+            raise ValueError(f"X[{bad}] is empty; every series needs at least one channel and one time point.")
+        values = np.zeros((n, int(lengths.max()), c))
+        for i, s in enumerate(series):
+            values[i, : s.shape[1]] = s.T
+    if n_channels is not None and c != n_channels:
+        raise ValueError(
+            f"X has {c} channels, but {estimator_name} was fitted with {n_channels} channels; "
+            "pass series with the same channels as in fit."
+        )
+    panel = Panel(values, lengths)
+    valid = panel.valid_mask()
+    real = values[valid]  # (M, C) real steps only
+    if np.isinf(real).any():
+        raise ValueError(
+            f"Input X contains infinity at {int(np.isinf(real).sum())} value(s); replace it with "
+            "finite values or NaN (with missing_values='interpolate')."
+        )
+    n_nan = int(np.isnan(real).sum())
+    if n_nan and missing_values != "interpolate":
+        raise ValueError(
+            f"Input X contains NaN ({n_nan} missing value(s)). Set missing_values='interpolate' "
+            f"on {estimator_name} to fill them by linear interpolation along time, or impute them first."
+        )
+    return panel
+
+
+def fill_missing(panel: Panel) -> Panel:
+    """Linear interpolation of NaN along time, per series and channel.
+
+    Leading and trailing NaN take the nearest observed value; a channel with no
+    observed value in a series stays NaN (the estimators then set it to the channel's
+    training mean, i.e. 0 after standardisation).
+    """
+    values = panel.values.copy()
+    for i, length in enumerate(panel.lengths):
+        block = values[i, :length]  # (L, C) view
+        if not np.isnan(block).any():
+            continue
+        steps = np.arange(length)
+        for ch in range(block.shape[1]):
+            col = block[:, ch]
+            missing = np.isnan(col)
+            if missing.any() and not missing.all():
+                col[missing] = np.interp(steps[missing], steps[~missing], col[~missing])
+    return Panel(values, panel.lengths)

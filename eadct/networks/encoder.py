@@ -1,0 +1,132 @@
+"""The EA-DC-Transformer encoder: input stem plus 2 * n_blocks EA-DC layers."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .attention import EvolvingAttention
+from .config import EncoderConfig
+from .dilated_conv import DilatedConvBranch
+from .embedding import InputEmbedding
+from .norm import make_norm
+
+
+class EADCTLayer(nn.Module):
+    """One EA-DC layer: evolving attention (width ``p d``) beside a dilated causal conv
+    (width ``(1 - p) d``), concatenated, then TST-style post-norm residual and FFN.
+
+    Parameters
+    ----------
+    config : EncoderConfig
+    layer_index : int
+        0-based index i - 1 in the chain; layer 0 seeds the attention chain.
+    dilation : int
+        Dilation of the conv branch (``2 ** block``).
+    """
+
+    def __init__(self, config: EncoderConfig, layer_index: int, dilation: int):
+        super().__init__()
+        d = config.d_model
+        self.attention = (
+            EvolvingAttention(
+                d, config.d_attention, config.n_heads, config.alpha, config.beta,
+                config.attention_kernel_size, config.dropout, evolve=layer_index > 0,
+            )
+            if config.d_attention > 0
+            else None
+        )
+        self.conv = (
+            DilatedConvBranch(d, config.d_conv, config.conv_kernel_size, dilation)
+            if config.d_conv > 0
+            else None
+        )
+        self.norm1 = make_norm(config.norm, d)
+        self.norm2 = make_norm(config.norm, d)
+        self.ff1 = nn.Linear(d, config.d_ff)
+        self.ff2 = nn.Linear(config.d_ff, d)
+        self.dropout1 = nn.Dropout(config.dropout)
+        self.dropout2 = nn.Dropout(config.dropout)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        previous_logits: torch.Tensor | None,
+        valid: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(B, N, d)`` -> ``(B, N, d)`` and this layer's logits ``(B, K, N, N)`` (None if p = 0)."""
+        parts, logits = [], None
+        if self.attention is not None:
+            h, logits = self.attention(x, previous_logits, valid)
+            parts.append(h)
+        if self.conv is not None:
+            parts.append(self.conv(x))
+        r = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (B, N, d)
+        x = self.norm1(x + self.dropout1(r), valid)
+        x = self.norm2(x + self.dropout2(self.ff2(F.relu(self.ff1(x)))), valid)
+        if valid is not None:
+            x = x * valid.unsqueeze(-1)
+        return x, logits
+
+
+class EADCTEncoder(nn.Module):
+    """Input stem plus ``2 * n_blocks`` :class:`EADCTLayer`; one logit chain runs through all.
+
+    Parameters
+    ----------
+    config : EncoderConfig
+
+    Examples
+    --------
+    >>> import torch
+    >>> from eadct.networks import EADCTEncoder, EncoderConfig
+    >>> enc = EADCTEncoder(EncoderConfig(n_channels=3, max_len=20, d_model=16, n_heads=2))
+    >>> enc(torch.randn(4, 20, 3)).shape
+    torch.Size([4, 20, 16])
+    """
+
+    def __init__(self, config: EncoderConfig):
+        super().__init__()
+        self.config = config
+        self.embedding = InputEmbedding(config.n_channels, config.d_model, config.max_len, config.dropout)
+        self.layers = nn.ModuleList(
+            EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers)
+        )
+
+    @property
+    def d_model(self) -> int:
+        return self.config.d_model
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        valid: torch.Tensor | None = None,
+        return_logits: bool = False,
+    ):
+        """Encode ``x`` ``(B, N, C)`` into ``(B, N, d)``; padded steps are zero.
+
+        With ``return_logits=True`` also return the list of each layer's ``A_logit``
+        ``(B, K, N, N)`` (None entries when ``attention_ratio == 0``).
+        """
+        h = self.embedding(x, valid)
+        logits, chain = None, []
+        for layer in self.layers:
+            h, logits = layer(h, logits, valid)
+            if return_logits:
+                chain.append(logits)
+        return (h, chain) if return_logits else h
+
+
+def pool_steps(h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean") -> torch.Tensor:
+    """Pool ``(B, N, d)`` over valid steps into ``(B, d)`` (``"mean"`` or ``"max"``)."""
+    if how == "mean":
+        if valid is None:
+            return h.mean(dim=1)
+        counts = valid.sum(dim=1, keepdim=True).clamp_min(1).to(h.dtype)  # (B, 1)
+        return (h * valid.unsqueeze(-1)).sum(dim=1) / counts
+    if how == "max":
+        if valid is None:
+            return h.amax(dim=1)
+        return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
+    raise ValueError(f"pooling must be 'mean' or 'max', got {how!r}")

@@ -1,0 +1,71 @@
+"""Shared tiny presets and fitted estimators, so the default suite stays fast on 2 cores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+
+# d_model 8-16, 1 block, 2 heads, a few epochs (STYLE: tests on a 2-core CPU).
+TINY = dict(d_model=16, n_heads=2, n_blocks=1, d_ff=16, attention_ratio=0.5, batch_size=16,
+            max_epochs=3, pretrain_epochs=1, device="cpu", random_state=0)
+TINY_REPR = {k: v for k, v in TINY.items() if k != "pretrain_epochs"}
+
+
+def make_panel(n=30, channels=3, length=24, n_classes=3, seed=0):
+    """Seeded synthetic classification data whose classes differ in shape, (n, C, N)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    t = np.linspace(0, 1, length)
+    X = 0.3 * rng.normal(size=(n, channels, length))
+    for k in range(n_classes):
+        X[y == k, 0] += np.sin(2 * np.pi * (k + 1) * t)
+    return X, y
+
+
+def make_unequal(n=24, channels=2, lengths=(8, 20), seed=0):
+    """List of (C, L_i) series of unequal length, with labels and a float target."""
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(channels, int(rng.integers(*lengths)))) for _ in range(n)]
+    y = np.arange(n) % 2
+    target = np.array([x.mean() for x in X])
+    return X, y, target
+
+
+@pytest.fixture(autouse=True)
+def _few_threads():
+    torch.set_num_threads(2)
+
+
+@pytest.fixture(scope="session")
+def panel():
+    return make_panel()
+
+
+@pytest.fixture(scope="session")
+def fitted_classifier(panel):
+    X, y = panel
+    return EADCTClassifier(**TINY).fit(X, y)
+
+
+@pytest.fixture(scope="session")
+def fitted_regressor(panel):
+    X, _ = panel
+    return EADCTRegressor(**TINY).fit(X, X[:, 0].mean(axis=1))
+
+
+@pytest.fixture(scope="session")
+def fitted_representation(panel):
+    X, _ = panel
+    return EADCTRepresentation(**TINY_REPR).fit(X)
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs CUDA")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
