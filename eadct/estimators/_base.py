@@ -104,7 +104,7 @@ class EADCTBase(BaseEstimator):
     def _panel(self, X, fitting: bool) -> Panel:
         panel = to_panel(
             X, missing_values=self.missing_values, estimator_name=type(self).__name__,
-            n_channels=None if fitting else self.n_features_in_,
+            n_channels=None if fitting else self.n_channels_,
         )
         return fill_missing(panel) if self.missing_values == "interpolate" else panel
 
@@ -170,24 +170,26 @@ class EADCTBase(BaseEstimator):
             train.extend(members[n_valid:])
         return np.sort(np.array(train, dtype=int)), np.sort(np.array(valid, dtype=int))
 
-    def _fit_network(self, X, targets, n_outputs, stratify=None, X_unlabeled=None):
+    @staticmethod
+    def _check_n_samples(panel: Panel, y) -> None:
+        if len(y) != len(panel.lengths):
+            raise ValueError(f"X has {len(panel.lengths)} samples but y has {len(y)}; they must match.")
+
+    def _fit_network(self, panel: Panel, targets, n_outputs, stratify=None, X_unlabeled=None):
         """Pretrain (masked MSE) then fine-tune; sets ``network_``, ``history_`` and friends.
 
-        ``targets`` is an array ready for the loss (class indices or standardised
-        values), or None for representation learning (pretraining only).
+        ``panel`` comes from ``self._panel(X, fitting=True)``; ``targets`` is an array
+        ready for the loss (class indices or standardised values), or None for
+        representation learning (pretraining only).
         """
         device = resolve_device(self.device)
-        panel = self._panel(X, fitting=True)
-        if targets is not None and len(targets) != len(panel.lengths):
-            raise ValueError(
-                f"X has {len(panel.lengths)} samples but y has {len(targets)}; they must match."
-            )
         extra = None if X_unlabeled is None else to_panel(
             X_unlabeled, missing_values=self.missing_values, n_channels=panel.n_channels,
             estimator_name=type(self).__name__,
         )
         if extra is not None and self.missing_values == "interpolate":
             extra = fill_missing(extra)
+        self.n_channels_ = panel.n_channels
         self.n_features_in_ = panel.n_channels
         self.n_timepoints_ = int(panel.lengths.max())
         values = self._standardize(panel, fitting=True)

@@ -30,8 +30,10 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-    n_features_in_ : int
+    n_channels_ : int
         Channels seen in fit.
+    n_features_in_ : int
+        Same as ``n_channels_`` (the features of one time step).
     n_timepoints_ : int
         Longest series seen in fit.
     network_ : eadct.networks.SeriesNetwork
@@ -108,9 +110,11 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         self
         """
         self._check_params()
+        panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y = column_or_1d(y, warn=True)
+        self._check_n_samples(panel, y)
         check_classification_targets(y)
         classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -120,7 +124,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
                 if len(classes) else "y is empty."
             )
         self.classes_ = classes
-        return self._fit_network(X, encoded.astype(np.int64), len(classes), stratify=encoded,
+        return self._fit_network(panel, encoded.astype(np.int64), len(classes), stratify=encoded,
                                  X_unlabeled=X_unlabeled)
 
     def predict_proba(self, X):
@@ -138,4 +142,5 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
 
     def predict(self, X):
         """Most probable class, shape (n_samples,)."""
-        return self.classes_[np.argmax(self._forward(X), axis=1)]
+        logits = self._forward(X)
+        return self.classes_[np.argmax(logits, axis=1)]

@@ -47,7 +47,8 @@ def _as_float(a, what: str) -> np.ndarray:
     try:
         return arr.astype(np.float64)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{what} could not be converted to float ({err}). {INPUT_HELP}") from None
+        # Keep the exception type: a dict in X is a TypeError, a non-numeric string a ValueError.
+        raise type(err)(f"{what} could not be converted to float: {err}. {INPUT_HELP}") from None
 
 
 def _is_nested(df: pd.DataFrame) -> bool:
@@ -85,7 +86,7 @@ def _series_list(X) -> list[np.ndarray] | np.ndarray:
         return arr[:, None, :]  # univariate: (n, 1, m)
     if arr.ndim == 3:
         return arr
-    hint = " Reshape a single series to (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
+    hint = " Reshape your data: a single series as (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
     raise ValueError(
         f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}"
     )
@@ -116,12 +117,16 @@ def to_panel(X, *, missing_values: str = "raise", n_channels: int | None = None,
     """
     series = _series_list(X)
     n = len(series)
+    shape = np.shape(X) if isinstance(X, np.ndarray) else (n,)
     if n == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={np.shape(series)}) while a minimum of 1 is required. {INPUT_HELP}")
+        raise ValueError(f"Found array with 0 sample(s) (shape={shape}) while a minimum of 1 is required. {INPUT_HELP}")
     if isinstance(series, np.ndarray):
         _, c, m = series.shape
         if m == 0 or c == 0:
-            raise ValueError(f"Found array with 0 feature(s) (shape={series.shape}); every series needs at least one channel and one time point.")
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={shape}) while a minimum of 1 is required: "
+                "every series needs at least one channel and one time point."
+            )
         values = np.ascontiguousarray(series.transpose(0, 2, 1))  # (n, N, C)
         lengths = np.full(n, m, dtype=np.int64)
     else:

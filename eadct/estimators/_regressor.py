@@ -31,7 +31,10 @@ class EADCTRegressor(RegressorMixin, EADCTBase):
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
         Target standardisation learnt in fit.
+    n_channels_ : int
+        Channels seen in fit.
     n_features_in_ : int
+        Same as ``n_channels_``.
     n_timepoints_ : int
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
@@ -66,16 +69,18 @@ class EADCTRegressor(RegressorMixin, EADCTBase):
         self
         """
         self._check_params()
+        panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        self._check_n_samples(panel, y)
         self._y_ndim = y.ndim
         y2 = y.reshape(len(y), -1)
         self.target_mean_ = y2.mean(axis=0)
         scale = y2.std(axis=0)
         self.target_scale_ = np.where(scale > 1e-12, scale, 1.0)
         targets = ((y2 - self.target_mean_) / self.target_scale_).astype(np.float32)
-        return self._fit_network(X, targets, y2.shape[1], X_unlabeled=X_unlabeled)
+        return self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
 
     def predict(self, X):
         """Predicted targets, shape (n_samples,) or (n_samples, n_targets) as y in fit."""

@@ -22,7 +22,10 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
 {TRAINING_DOC}
     Attributes
     ----------
+    n_channels_ : int
+        Channels seen in fit.
     n_features_in_ : int
+        Same as ``n_channels_``.
     n_timepoints_ : int
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
@@ -85,7 +88,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         self
         """
         self._check_params()
-        return self._fit_network(X, None, None)
+        return self._fit_network(self._panel(X, fitting=True), None, None)
 
     def transform(self, X):
         """Pooled representation, shape (n_samples, d_model)."""

@@ -1,0 +1,111 @@
+"""Bad input gets a clear ValueError naming the problem and the fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import TINY, make_panel
+
+from eadct import EADCTClassifier, EADCTRegressor
+
+
+def test_empty_X():
+    with pytest.raises(ValueError, match="0 sample"):
+        EADCTClassifier(**TINY).fit(np.empty((0, 2, 10)), [])
+
+
+def test_empty_series_in_list():
+    with pytest.raises(ValueError, match="empty"):
+        EADCTClassifier(**TINY).fit([np.ones((2, 5)), np.ones((2, 0))], [0, 1])
+
+
+def test_X_y_length_mismatch(panel):
+    X, y = panel
+    with pytest.raises(ValueError, match="X has 30 samples but y has 29"):
+        EADCTClassifier(**TINY).fit(X, y[:-1])
+
+
+def test_channels_differ_at_predict(fitted_classifier):
+    X, _ = make_panel(channels=2)
+    with pytest.raises(ValueError, match="X has 2 channels, but EADCTClassifier was fitted with 3"):
+        fitted_classifier.predict(X)
+
+
+def test_channels_differ_within_X():
+    with pytest.raises(ValueError, match="different numbers of channels"):
+        EADCTClassifier(**TINY).fit([np.ones((2, 5)), np.ones((3, 5))], [0, 1])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_and_inf_refused(panel, bad):
+    X, y = panel
+    X = X.copy()
+    X[3, 1, 4] = bad
+    match = "missing_values='interpolate'" if np.isnan(bad) else "infinity"
+    with pytest.raises(ValueError, match=match):
+        EADCTClassifier(**TINY).fit(X, y)
+
+
+def test_nan_at_predict_refused(fitted_classifier, panel):
+    X, _ = panel
+    X = X.copy()
+    X[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fitted_classifier.predict(X)
+
+
+def test_heads_must_divide_attention_width(panel):
+    X, y = panel
+    with pytest.raises(ValueError, match=r"attention_ratio \* d_model = 6 is not divisible by n_heads = 4"):
+        EADCTClassifier(**{**TINY, "d_model": 24, "n_heads": 4, "attention_ratio": 0.25}).fit(X, y)
+
+
+def test_attention_width_must_be_whole(panel):
+    X, y = panel
+    with pytest.raises(ValueError, match="not a whole number"):
+        EADCTClassifier(**{**TINY, "attention_ratio": 0.3}).fit(X, y)
+
+
+def test_one_class_only(panel):
+    X, _ = panel
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        EADCTClassifier(**TINY).fit(X, np.zeros(len(X)))
+
+
+def test_all_bad_params_named_at_once(panel):
+    X, y = panel
+    with pytest.raises(ValueError) as err:
+        EADCTClassifier(**{**TINY, "alpha": 2.0, "batch_size": 0, "pooling": "sum"}).fit(X, y)
+    for name in ("alpha", "batch_size", "pooling"):
+        assert name in str(err.value)
+
+
+def test_not_an_optimizer(panel):
+    X, y = panel
+    with pytest.raises(ValueError, match="torch.optim.Optimizer subclass"):
+        EADCTClassifier(**TINY, optimizer="adam").fit(X, y)
+
+
+def test_bad_device(panel):
+    X, y = panel
+    with pytest.raises(ValueError, match="device"):
+        EADCTClassifier(**{**TINY, "device": "tpu-ish"}).fit(X, y)
+
+
+def test_1d_X():
+    with pytest.raises(ValueError, match="Reshape your data"):
+        EADCTClassifier(**TINY).fit(np.ones(10), np.ones(10))
+
+
+def test_regression_target_nan(panel):
+    X, _ = panel
+    y = X[:, 0, 0].copy()
+    y[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        EADCTRegressor(**TINY).fit(X, y)
+
+
+def test_continuous_target_for_classifier(panel):
+    X, _ = panel
+    with pytest.raises(ValueError, match="Unknown label type"):
+        EADCTClassifier(**TINY).fit(X, np.linspace(0, 1, len(X)))

@@ -1,0 +1,160 @@
+"""Network unit tests: shapes, the logit chain, degenerations, padding invariance (no training)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from eadct.networks import EADCTEncoder, EncoderConfig, EvolvingAttention
+
+
+def encoder(**kw):
+    cfg = dict(n_channels=3, max_len=24, d_model=16, n_heads=2, n_blocks=2, attention_ratio=0.5, d_ff=16)
+    cfg.update(kw)
+    torch.manual_seed(0)
+    return EADCTEncoder(EncoderConfig(**cfg)).eval()
+
+
+def n_map_convs(module):
+    return sum(isinstance(m, torch.nn.Conv2d) for m in module.modules())
+
+
+def test_shapes_and_chain_length():
+    enc = encoder()
+    h, chain = enc(torch.randn(5, 24, 3), return_logits=True)
+    assert h.shape == (5, 24, 16)
+    assert len(chain) == 4 and len(enc.layers) == 4  # n_blocks=2 -> exactly 4 layers, no extra block
+    assert all(c.shape == (5, 2, 24, 24) for c in chain)
+    # The first layer seeds the chain and has no map convolution; the other three have one each.
+    assert enc.layers[0].attention.map_conv is None
+    assert n_map_convs(enc) == 3
+
+
+@pytest.mark.parametrize("kernel", [1, 3, 5])
+def test_attention_kernel_sizes(kernel):
+    enc = encoder(attention_kernel_size=kernel)
+    assert enc.layers[1].attention.map_conv.kernel_size == (kernel, kernel)
+    assert enc(torch.randn(2, 24, 3)).shape == (2, 24, 16)
+
+
+def test_dilation_doubles_per_block():
+    enc = encoder(n_blocks=3)
+    dil = [layer.conv.conv1.dilation[0] for layer in enc.layers]
+    assert dil == [1, 1, 2, 2, 4, 4]
+
+
+def test_map_of_layer_i_reaches_layer_i_plus_1():
+    """Recompute layer 2's logits by hand from layer 1's: paper Eq. 1 with the paper's names."""
+    alpha, beta = 0.7, 0.4
+    enc = encoder(alpha=alpha, beta=beta)
+    x = torch.randn(3, 24, 3)
+    captured = {}
+
+    def grab_input(module, args, output):
+        captured["x"] = args[0]
+
+    enc.layers[1].register_forward_hook(grab_input)
+    _, chain = enc(x, return_logits=True)
+    att = enc.layers[1].attention
+    b, n, _ = captured["x"].shape
+    q, k, _ = att.qkv(captured["x"]).view(b, n, 3, att.n_heads, att.d_head).permute(2, 0, 3, 1, 4)
+    s = q @ k.transpose(-1, -2) / math.sqrt(att.d_head)
+    a_in = alpha * chain[0] + (1 - alpha) * s
+    expected = beta * F.relu(att.map_conv(a_in)) + (1 - beta) * a_in
+    torch.testing.assert_close(chain[1], expected)
+    # and a change of layer 1's map changes layer 2's output
+    out1, _ = att(captured["x"], chain[0], None)
+    out2, _ = att(captured["x"], chain[0] + 1.0, None)
+    assert not torch.allclose(out1, out2)
+
+
+def test_alpha_beta_zero_is_dc_transformer():
+    enc = encoder(alpha=0.0, beta=0.0)
+    assert n_map_convs(enc) == 0
+    att = enc.layers[1].attention
+    assert not att.uses_previous
+    x = torch.randn(2, 24, 16)
+    # The previous map is ignored: plain scaled dot-product attention.
+    out_a, logits_a = att(x, torch.randn(2, 2, 24, 24), None)
+    out_b, logits_b = att(x, None, None)
+    torch.testing.assert_close(out_a, out_b)
+    b, n, _ = x.shape
+    q, k, v = att.qkv(x).view(b, n, 3, att.n_heads, att.d_head).permute(2, 0, 3, 1, 4)
+    ref = F.scaled_dot_product_attention(q, k, v)  # (B, K, N, d_head)
+    torch.testing.assert_close(out_a, att.out(ref.transpose(1, 2).reshape(b, n, -1)), atol=1e-5, rtol=1e-5)
+
+
+def test_alpha_zero_beta_positive_has_conv_but_no_skip():
+    enc = encoder(alpha=0.0, beta=0.5)
+    assert n_map_convs(enc) == 3
+    assert not enc.layers[1].attention.uses_previous
+
+
+def test_attention_ratio_one_has_no_conv_branch():
+    enc = encoder(attention_ratio=1.0)
+    assert all(layer.conv is None for layer in enc.layers)
+    assert all(layer.attention.qkv.out_features == 3 * 16 for layer in enc.layers)
+
+
+def test_attention_ratio_zero_is_dilated_conv_network():
+    enc = encoder(attention_ratio=0.0)
+    assert all(layer.attention is None for layer in enc.layers)
+    assert all(layer.conv.conv1.out_channels == 16 for layer in enc.layers)
+    h, chain = enc(torch.randn(2, 24, 3), return_logits=True)
+    assert chain == [None] * 4 and h.shape == (2, 24, 16)
+
+
+def test_branch_widths_follow_attention_ratio():
+    enc = encoder(d_model=32, n_heads=4, attention_ratio=0.25)
+    layer = enc.layers[0]
+    assert layer.attention.out.out_features == 8
+    assert layer.conv.conv1.out_channels == 24
+
+
+@pytest.mark.parametrize("alpha,beta,p", [(0.5, 0.3, 0.5), (0.0, 0.0, 0.5), (0.5, 0.3, 1.0), (0.5, 0.3, 0.0)])
+def test_padding_invariance(alpha, beta, p):
+    enc = encoder(alpha=alpha, beta=beta, attention_ratio=p)
+    x = torch.randn(3, 24, 3)
+    valid = torch.ones(3, 24, dtype=torch.bool)
+    valid[0, 9:] = False
+    x_padded = x.clone()
+    x_padded[0, 9:] = 123.0  # garbage in the padding must not matter
+    batched = enc(x_padded, valid)
+    alone = enc(x[:1, :9])
+    torch.testing.assert_close(batched[0, :9], alone[0], atol=1e-5, rtol=1e-5)
+    assert torch.all(batched[0, 9:] == 0)
+
+
+def test_gradients_reach_every_parameter():
+    enc = encoder().train()
+    enc(torch.randn(4, 24, 3)).pow(2).mean().backward()
+    missing = [name for name, p in enc.named_parameters() if p.grad is None or not torch.isfinite(p.grad).all()]
+    assert missing == []
+
+
+def test_head_split_uses_transpose():
+    att = EvolvingAttention(8, 8, 2, evolve=False, dropout=0.0).eval()
+    x = torch.randn(1, 5, 8)
+    with torch.no_grad():
+        att.out.weight.copy_(torch.eye(8))
+        att.out.bias.zero_()
+    out, _ = att(x)
+    q, k, v = att.qkv(x).view(1, 5, 3, 2, 4).permute(2, 0, 3, 1, 4)
+    heads = torch.softmax(q @ k.transpose(-1, -2) / 2.0, -1) @ v  # (1, 2, 5, 4)
+    torch.testing.assert_close(out[0, :, :4], heads[0, 0])  # first 4 features = head 0, all steps
+    torch.testing.assert_close(out[0, :, 4:], heads[0, 1])
+
+
+def test_positions_past_table_reuse_last_row():
+    enc = encoder(max_len=10)
+    assert enc(torch.randn(1, 14, 3)).shape == (1, 14, 16)
+    pos = enc.embedding.positions(14)
+    assert torch.equal(pos[10:], enc.embedding.position[-1].expand(4, -1))
+
+
+def test_config_rejects_indivisible_heads():
+    with pytest.raises(ValueError, match="not divisible by n_heads"):
+        EncoderConfig(n_channels=1, max_len=5, d_model=24, n_heads=8, attention_ratio=0.25)
