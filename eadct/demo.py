@@ -18,8 +18,7 @@ from . import EADCTClassifier, EADCTRegressor
 from .datasets import load_dataset
 
 
-def run(dataset: str = "JapaneseVowels", data_dir=None, random_state: int = 0, verbose: bool = False,
-        **params) -> dict:
+def run(dataset: str = "JapaneseVowels", data_dir=None, random_state: int = 0, verbose: bool = False, **params) -> dict:
     """Fit on the TRAIN split with default settings (plus ``params``), score on TEST."""
     X_train, y_train = load_dataset(dataset, "train", data_dir)
     X_test, y_test = load_dataset(dataset, "test", data_dir)
@@ -64,12 +63,17 @@ def main(argv=None) -> None:
     if args.json:
         print(json.dumps(result))
         return
-    score = (f"test RMSE {result['test_rmse']:.4f}" if "test_rmse" in result
-             else f"test accuracy {result['test_accuracy']:.4f}")
-    print(f"{result['estimator']} on {result['dataset']} ({result['n_train']} train / {result['n_test']} test): "
-          f"{score}; fit {result['fit_s']:.1f} s ({result['epochs']['pretrain']} pretrain + "
-          f"{result['epochs']['finetune']} fine-tune epochs), predict {result['predict_s']:.2f} s; "
-          f"device {result['device']} ({result['torch_threads']} threads)")
+    score = (
+        f"test RMSE {result['test_rmse']:.4f}"
+        if "test_rmse" in result
+        else f"test accuracy {result['test_accuracy']:.4f}"
+    )
+    print(
+        f"{result['estimator']} on {result['dataset']} ({result['n_train']} train / {result['n_test']} test): "
+        f"{score}; fit {result['fit_s']:.1f} s ({result['epochs']['pretrain']} pretrain + "
+        f"{result['epochs']['finetune']} fine-tune epochs), predict {result['predict_s']:.2f} s; "
+        f"device {result['device']} ({result['torch_threads']} threads)"
+    )
 
 
 if __name__ == "__main__":

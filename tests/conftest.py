@@ -9,8 +9,18 @@ import torch
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 
 # d_model 8-16, 1 block, 2 heads, a few epochs (STYLE: tests on a 2-core CPU).
-TINY = dict(d_model=16, n_heads=2, n_blocks=1, d_ff=16, attention_ratio=0.5, batch_size=16,
-            max_epochs=3, pretrain_epochs=1, device="cpu", random_state=0)
+TINY = dict(
+    d_model=16,
+    n_heads=2,
+    n_blocks=1,
+    d_ff=16,
+    attention_ratio=0.5,
+    batch_size=16,
+    max_epochs=3,
+    pretrain_epochs=1,
+    device="cpu",
+    random_state=0,
+)
 TINY_REPR = {k: v for k, v in TINY.items() if k != "pretrain_epochs"}
 
 

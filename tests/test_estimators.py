@@ -218,8 +218,9 @@ def test_finished_checkpoint_is_loaded_not_retrained(panel, tmp_path):
 
 def test_subset_invariance_float32(fitted_representation, panel):
     X, _ = panel
-    np.testing.assert_allclose(fitted_representation.transform(X[:7]), fitted_representation.transform(X)[:7],
-                               atol=1e-5, rtol=1e-5)
+    np.testing.assert_allclose(
+        fitted_representation.transform(X[:7]), fitted_representation.transform(X)[:7], atol=1e-5, rtol=1e-5
+    )
 
 
 @pytest.mark.gpu

@@ -16,9 +16,20 @@ from sklearn.utils.estimator_checks import (
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 
 # Small but able to learn sklearn's toy problems (2-feature blobs read as length-2 series).
-CHECK = dict(d_model=16, n_heads=2, n_blocks=1, d_ff=32, attention_ratio=0.5, max_epochs=5,
-             pretrain_epochs=0, validation_fraction=0.0, n_iter_no_change=None, batch_size=32,
-             device="cpu", random_state=0)
+CHECK = dict(
+    d_model=16,
+    n_heads=2,
+    n_blocks=1,
+    d_ff=32,
+    attention_ratio=0.5,
+    max_epochs=5,
+    pretrain_epochs=0,
+    validation_fraction=0.0,
+    n_iter_no_change=None,
+    batch_size=32,
+    device="cpu",
+    random_state=0,
+)
 
 # Every entry carries the measured reason (see docs/estimator_checks.md).
 N_FEATURES_REASON = (
@@ -41,8 +52,7 @@ EXPECTED_FAILURES = {
     "check_regressors_train(readonly_memmap=True)": TRAIN_CHECK_REASON,
     "check_regressors_train(readonly_memmap=True,X_dtype=float32)": TRAIN_CHECK_REASON,
     "check_transformer_general": TRAIN_CHECK_REASON.replace("X.T, shape (2, 300)", "X.T"),
-    "check_transformer_general(readonly_memmap=True)": TRAIN_CHECK_REASON.replace(
-        "X.T, shape (2, 300)", "X.T"),
+    "check_transformer_general(readonly_memmap=True)": TRAIN_CHECK_REASON.replace("X.T, shape (2, 300)", "X.T"),
 }
 SUBSET_REASON = (
     "float32 matrix products round differently for different batch sizes: transform(X[subset]) "
@@ -52,8 +62,11 @@ SUBSET_REASON = (
 
 
 def _expected_failed_checks(estimator):
-    failures = {k: v for k, v in EXPECTED_FAILURES.items()
-                if not (k.startswith("check_transformer") and not hasattr(estimator, "transform"))}
+    failures = {
+        k: v
+        for k, v in EXPECTED_FAILURES.items()
+        if not (k.startswith("check_transformer") and not hasattr(estimator, "transform"))
+    }
     if hasattr(estimator, "transform"):
         failures["check_methods_subset_invariance"] = SUBSET_REASON
     return failures
@@ -83,8 +96,10 @@ def _with_sklearn_feature_count(cls):
 
         def _forward(self, X, method="forward"):
             if np.ndim(X) == 2 and np.shape(X)[1] != self.n_features_in_:
-                raise ValueError(f"X has {np.shape(X)[1]} features, but {cls.__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
+                raise ValueError(
+                    f"X has {np.shape(X)[1]} features, but {cls.__name__} is expecting "
+                    f"{self.n_features_in_} features as input"
+                )
             return super()._forward(X, method)
 
     Strict.__name__ = cls.__name__

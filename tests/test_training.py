@@ -70,8 +70,9 @@ def test_masked_mse_hand_computed():
 
 def _network_and_data(n=24, length=16, channels=2):
     torch.manual_seed(0)
-    cfg = EncoderConfig(n_channels=channels, max_len=length, d_model=8, n_heads=2, n_blocks=1,
-                        attention_ratio=0.5, d_ff=8)
+    cfg = EncoderConfig(
+        n_channels=channels, max_len=length, d_model=8, n_heads=2, n_blocks=1, attention_ratio=0.5, d_ff=8
+    )
     net = SeriesNetwork(EADCTEncoder(cfg), channels, ClassificationHead(8, 2))
     x = torch.randn(n, length, channels)
     y = torch.arange(n) % 2
@@ -97,8 +98,15 @@ def test_finetuning_trains_head_and_encoder():
     net, data = _network_and_data()
     enc0, head0, rec0 = _params(net.encoder), _params(net.task_head), _params(net.reconstruction_head)
     history = []
-    finetune(net, "classification", data, data, StageSettings(max_epochs=2, batch_size=8),
-             torch.Generator().manual_seed(0), history)
+    finetune(
+        net,
+        "classification",
+        data,
+        data,
+        StageSettings(max_epochs=2, batch_size=8),
+        torch.Generator().manual_seed(0),
+        history,
+    )
     assert any(not torch.equal(v, _params(net.task_head)[k]) for k, v in head0.items())
     assert any(not torch.equal(v, _params(net.encoder)[k]) for k, v in enc0.items())
     assert all(torch.equal(v, _params(net.reconstruction_head)[k]) for k, v in rec0.items())

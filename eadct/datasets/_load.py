@@ -90,8 +90,7 @@ def load_ts(path, equal_length_as_array: bool = True):
 
     tags = read_ts_header(path)
     regression = tags.get("targetlabel", "false").lower() == "true"
-    X, y = load_from_tsfile(str(path), return_data_type="nested_univ",
-                            y_dtype="float" if regression else "str")
+    X, y = load_from_tsfile(str(path), return_data_type="nested_univ", y_dtype="float" if regression else "str")
     series = nested_to_list(X)
     if equal_length_as_array and len({s.shape for s in series}) == 1:
         return np.stack(series), np.asarray(y, dtype=float if regression else str)

@@ -25,8 +25,16 @@ from ..training import Checkpointer, SeriesTensors, StageSettings, predict_outpu
 from ._input import Panel, fill_missing, to_panel
 
 ENCODER_PARAMS = (
-    "d_model", "n_heads", "n_blocks", "attention_ratio", "alpha", "beta",
-    "attention_kernel_size", "d_ff", "dropout", "norm",
+    "d_model",
+    "n_heads",
+    "n_blocks",
+    "attention_ratio",
+    "alpha",
+    "beta",
+    "attention_kernel_size",
+    "d_ff",
+    "dropout",
+    "norm",
 )
 PRECISIONS = {"auto", "float32", "bfloat16"}
 
@@ -71,26 +79,40 @@ class EADCTBase(BaseEstimator):
         need("mask_length", lambda v: isinstance(v, numbers.Real) and v >= 1, "a number >= 1")
         need("validation_fraction", lambda v: isinstance(v, numbers.Real) and 0 <= v < 1, "in [0, 1)")
         need("n_iter_no_change", lambda v: v is None or pos_int(v), "None or a positive int")
-        need("clip_grad_norm", lambda v: v is None or (isinstance(v, numbers.Real) and v > 0), "None or a positive number")
+        need(
+            "clip_grad_norm",
+            lambda v: v is None or (isinstance(v, numbers.Real) and v > 0),
+            "None or a positive number",
+        )
         need("pooling", lambda v: v in ("mean", "max"), "'mean' or 'max'")
         need("missing_values", lambda v: v in ("raise", "interpolate"), "'raise' or 'interpolate'")
         need("precision", lambda v: v in PRECISIONS, f"one of {sorted(PRECISIONS)}")
         need("head_hidden_size", lambda v: v is None or pos_int(v), "None or a positive int")
-        need("optimizer", lambda v: v is None or (isinstance(v, type) and issubclass(v, torch.optim.Optimizer)),
-             "None or a torch.optim.Optimizer subclass (e.g. torch.optim.AdamW)")
+        need(
+            "optimizer",
+            lambda v: v is None or (isinstance(v, type) and issubclass(v, torch.optim.Optimizer)),
+            "None or a torch.optim.Optimizer subclass (e.g. torch.optim.AdamW)",
+        )
         need("optimizer_kwargs", lambda v: v is None or isinstance(v, dict), "None or a dict")
         if problems:
             raise ValueError(f"Invalid parameters for {type(self).__name__}: " + "; ".join(problems) + ".")
 
     def _stage_settings(self, max_epochs: int, device: torch.device) -> StageSettings:
         optimizer = self.optimizer or torch.optim.RAdam
-        kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else (
-            {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
+        kwargs = (
+            dict(self.optimizer_kwargs)
+            if self.optimizer_kwargs is not None
+            else ({"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {})
         )
         return StageSettings(
-            max_epochs=max_epochs, batch_size=self.batch_size, lr=self.lr, optimizer=optimizer,
-            optimizer_kwargs=kwargs, clip_grad_norm=self.clip_grad_norm,
-            n_iter_no_change=self.n_iter_no_change, autocast_dtype=self._autocast_dtype(device),
+            max_epochs=max_epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            optimizer=optimizer,
+            optimizer_kwargs=kwargs,
+            clip_grad_norm=self.clip_grad_norm,
+            n_iter_no_change=self.n_iter_no_change,
+            autocast_dtype=self._autocast_dtype(device),
             verbose=bool(self.verbose),
         )
 
@@ -103,7 +125,9 @@ class EADCTBase(BaseEstimator):
     # ------------------------------------------------------------------ data
     def _panel(self, X, fitting: bool) -> Panel:
         panel = to_panel(
-            X, missing_values=self.missing_values, estimator_name=type(self).__name__,
+            X,
+            missing_values=self.missing_values,
+            estimator_name=type(self).__name__,
             n_channels=None if fitting else self.n_channels_,
         )
         return fill_missing(panel) if self.missing_values == "interpolate" else panel
@@ -126,14 +150,13 @@ class EADCTBase(BaseEstimator):
 
     def _tensors(self, panel: Panel, values: np.ndarray, device, targets=None) -> SeriesTensors:
         y = None if targets is None else torch.as_tensor(targets).to(device)
-        return SeriesTensors(
-            torch.from_numpy(values).to(device), torch.from_numpy(panel.lengths).to(device), y
-        )
+        return SeriesTensors(torch.from_numpy(values).to(device), torch.from_numpy(panel.lengths).to(device), y)
 
     # ------------------------------------------------------------------ network
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None) -> SeriesNetwork:
         config = EncoderConfig(
-            n_channels=n_channels, max_len=max_len,
+            n_channels=n_channels,
+            max_len=max_len,
             **{k: getattr(self, k) for k in ENCODER_PARAMS},
         )
         head = None
@@ -144,11 +167,15 @@ class EADCTBase(BaseEstimator):
         return SeriesNetwork(EADCTEncoder(config), n_channels, head, self.pooling)
 
     def _fingerprint(self, panel: Panel, targets, extra: Panel | None) -> str:
-        params = {k: repr(v) for k, v in self.get_params().items()
-                  if k not in ("verbose", "checkpoint_path", "device")}
+        params = {k: repr(v) for k, v in self.get_params().items() if k not in ("verbose", "checkpoint_path", "device")}
         h = hashlib.sha256(json.dumps(params, sort_keys=True).encode())
-        for arr in (panel.values, panel.lengths, targets,
-                    None if extra is None else extra.values, None if extra is None else extra.lengths):
+        for arr in (
+            panel.values,
+            panel.lengths,
+            targets,
+            None if extra is None else extra.values,
+            None if extra is None else extra.lengths,
+        ):
             if arr is not None:
                 h.update(np.ascontiguousarray(arr).tobytes())
         return h.hexdigest()
@@ -183,9 +210,15 @@ class EADCTBase(BaseEstimator):
         representation learning (pretraining only).
         """
         device = resolve_device(self.device)
-        extra = None if X_unlabeled is None else to_panel(
-            X_unlabeled, missing_values=self.missing_values, n_channels=panel.n_channels,
-            estimator_name=type(self).__name__,
+        extra = (
+            None
+            if X_unlabeled is None
+            else to_panel(
+                X_unlabeled,
+                missing_values=self.missing_values,
+                n_channels=panel.n_channels,
+                estimator_name=type(self).__name__,
+            )
         )
         if extra is not None and self.missing_values == "interpolate":
             extra = fill_missing(extra)
@@ -209,8 +242,10 @@ class EADCTBase(BaseEstimator):
             extra_values = self._standardize(extra, fitting=False)
             n_steps = max(values.shape[1], extra_values.shape[1])
             pad = lambda v: np.pad(v, ((0, 0), (0, n_steps - v.shape[1]), (0, 0)))  # noqa: E731
-            both = Panel(np.concatenate([pad(values[train_idx]), pad(extra_values)]),
-                         np.concatenate([panel.lengths[train_idx], extra.lengths]))
+            both = Panel(
+                np.concatenate([pad(values[train_idx]), pad(extra_values)]),
+                np.concatenate([panel.lengths[train_idx], extra.lengths]),
+            )
             pre_train = self._tensors(both, both.values, device)
             self.n_timepoints_ = max(self.n_timepoints_, int(extra.lengths.max()))
 
@@ -223,10 +258,17 @@ class EADCTBase(BaseEstimator):
             torch.manual_seed(seed)
             network = self._build_network(panel.n_channels, self.n_timepoints_, n_outputs).to(device)
             train_two_stage(
-                network, self._task if supervised else None, (pre_train, valid), (train, valid),
+                network,
+                self._task if supervised else None,
+                (pre_train, valid),
+                (train, valid),
                 self._stage_settings(pretrain_epochs, device) if pretrain_epochs > 0 else None,
                 self._stage_settings(self.max_epochs, device) if supervised else None,
-                generator, history, self.mask_ratio, self.mask_length, checkpointer,
+                generator,
+                history,
+                self.mask_ratio,
+                self.mask_length,
+                checkpointer,
             )
         self.network_ = network.eval()
         self.device_ = str(device)
@@ -242,12 +284,13 @@ class EADCTBase(BaseEstimator):
             warnings.warn(
                 f"X has series of up to {int(panel.lengths.max())} steps, longer than the longest seen in "
                 f"fit ({self.n_timepoints_}); positions past {self.n_timepoints_} reuse the last learned "
-                "positional embedding.", UserWarning, stacklevel=3,
+                "positional embedding.",
+                UserWarning,
+                stacklevel=3,
             )
         device = torch.device(self.device_)
         data = self._tensors(panel, self._standardize(panel, fitting=False), device)
-        outputs = predict_outputs(self.network_, data, max(self.batch_size, 256), method,
-                                  self._autocast_dtype(device))
+        outputs = predict_outputs(self.network_, data, max(self.batch_size, 256), method, self._autocast_dtype(device))
         return outputs.cpu().numpy().astype(np.float64)
 
     # ------------------------------------------------------------------ persistence

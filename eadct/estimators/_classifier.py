@@ -57,12 +57,37 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
     _task = "classification"
 
     def __init__(
-        self, *, alpha=0.5, beta=0.3, attention_ratio=0.25, d_model=64, n_heads=8, n_blocks=2,
-        attention_kernel_size=3, d_ff=256, dropout=0.1, norm="batch", pooling="mean",
-        head_hidden_size=None, max_epochs=100, pretrain_epochs=50, lr=1e-3, batch_size=32,
-        mask_ratio=0.15, mask_length=3.0, validation_fraction=0.1, n_iter_no_change=30,
-        optimizer=None, optimizer_kwargs=None, clip_grad_norm=4.0, missing_values="raise",
-        device="auto", precision="auto", checkpoint_path=None, random_state=None, verbose=False,
+        self,
+        *,
+        alpha=0.5,
+        beta=0.3,
+        attention_ratio=0.25,
+        d_model=64,
+        n_heads=8,
+        n_blocks=2,
+        attention_kernel_size=3,
+        d_ff=256,
+        dropout=0.1,
+        norm="batch",
+        pooling="mean",
+        head_hidden_size=None,
+        max_epochs=100,
+        pretrain_epochs=50,
+        lr=1e-3,
+        batch_size=32,
+        mask_ratio=0.15,
+        mask_length=3.0,
+        validation_fraction=0.1,
+        n_iter_no_change=30,
+        optimizer=None,
+        optimizer_kwargs=None,
+        clip_grad_norm=4.0,
+        missing_values="raise",
+        device="auto",
+        precision="auto",
+        checkpoint_path=None,
+        random_state=None,
+        verbose=False,
     ):
         self.alpha = alpha
         self.beta = beta
@@ -119,13 +144,14 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
-                f"{type(self).__name__} needs at least 2 classes in y, but only one class "
-                f"({classes[0]!r}) is present."
-                if len(classes) else "y is empty."
+                f"{type(self).__name__} needs at least 2 classes in y, but only one class ({classes[0]!r}) is present."
+                if len(classes)
+                else "y is empty."
             )
         self.classes_ = classes
-        return self._fit_network(panel, encoded.astype(np.int64), len(classes), stratify=encoded,
-                                 X_unlabeled=X_unlabeled)
+        return self._fit_network(
+            panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled
+        )
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes)."""

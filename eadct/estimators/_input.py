@@ -52,9 +52,7 @@ def _as_float(a, what: str) -> np.ndarray:
 
 
 def _is_nested(df: pd.DataFrame) -> bool:
-    return df.shape[0] > 0 and df.shape[1] > 0 and any(
-        isinstance(v, (pd.Series, np.ndarray, list)) for v in df.iloc[0]
-    )
+    return df.shape[0] > 0 and df.shape[1] > 0 and any(isinstance(v, (pd.Series, np.ndarray, list)) for v in df.iloc[0])
 
 
 def _series_list(X) -> list[np.ndarray] | np.ndarray:
@@ -87,9 +85,7 @@ def _series_list(X) -> list[np.ndarray] | np.ndarray:
     if arr.ndim == 3:
         return arr
     hint = " Reshape your data: a single series as (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
-    raise ValueError(
-        f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}"
-    )
+    raise ValueError(f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}")
 
 
 def _unequal_channels(row) -> np.ndarray:
@@ -100,8 +96,9 @@ def _unequal_channels(row) -> np.ndarray:
     )
 
 
-def to_panel(X, *, missing_values: str = "raise", n_channels: int | None = None,
-             estimator_name: str = "estimator") -> Panel:
+def to_panel(
+    X, *, missing_values: str = "raise", n_channels: int | None = None, estimator_name: str = "estimator"
+) -> Panel:
     """Check X and pad it into a :class:`Panel`.
 
     Parameters
@@ -132,7 +129,9 @@ def to_panel(X, *, missing_values: str = "raise", n_channels: int | None = None,
     else:
         channels = {s.shape[0] for s in series}
         if len(channels) > 1:
-            raise ValueError(f"Series in X have different numbers of channels {sorted(channels)}; all must have the same.")
+            raise ValueError(
+                f"Series in X have different numbers of channels {sorted(channels)}; all must have the same."
+            )
         c = channels.pop()
         lengths = np.array([s.shape[1] for s in series], dtype=np.int64)
         if c == 0 or lengths.min() == 0:

@@ -61,11 +61,7 @@ class EvolvingAttention(nn.Module):
         self.beta = float(beta) if evolve else 0.0
         self.qkv = nn.Linear(d_model, 3 * d_attention)
         self.out = nn.Linear(d_attention, d_attention)  # W_O
-        self.map_conv = (
-            nn.Conv2d(n_heads, n_heads, kernel_size, padding=kernel_size // 2)
-            if self.beta > 0
-            else None
-        )
+        self.map_conv = nn.Conv2d(n_heads, n_heads, kernel_size, padding=kernel_size // 2) if self.beta > 0 else None
         self.dropout = nn.Dropout(dropout)
 
     @property

@@ -31,16 +31,20 @@ class EADCTLayer(nn.Module):
         d = config.d_model
         self.attention = (
             EvolvingAttention(
-                d, config.d_attention, config.n_heads, config.alpha, config.beta,
-                config.attention_kernel_size, config.dropout, evolve=layer_index > 0,
+                d,
+                config.d_attention,
+                config.n_heads,
+                config.alpha,
+                config.beta,
+                config.attention_kernel_size,
+                config.dropout,
+                evolve=layer_index > 0,
             )
             if config.d_attention > 0
             else None
         )
         self.conv = (
-            DilatedConvBranch(d, config.d_conv, config.conv_kernel_size, dilation)
-            if config.d_conv > 0
-            else None
+            DilatedConvBranch(d, config.d_conv, config.conv_kernel_size, dilation) if config.d_conv > 0 else None
         )
         self.norm1 = make_norm(config.norm, d)
         self.norm2 = make_norm(config.norm, d)
@@ -90,9 +94,7 @@ class EADCTEncoder(nn.Module):
         super().__init__()
         self.config = config
         self.embedding = InputEmbedding(config.n_channels, config.d_model, config.max_len, config.dropout)
-        self.layers = nn.ModuleList(
-            EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers)
-        )
+        self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 
     @property
     def d_model(self) -> int:

@@ -25,8 +25,7 @@ class SeriesNetwork(nn.Module):
         ``"mean"`` or ``"max"`` over valid steps.
     """
 
-    def __init__(self, encoder: nn.Module, n_channels: int, task_head: nn.Module | None = None,
-                 pooling: str = "mean"):
+    def __init__(self, encoder: nn.Module, n_channels: int, task_head: nn.Module | None = None, pooling: str = "mean"):
         super().__init__()
         self.encoder = encoder
         self.reconstruction_head = ReconstructionHead(encoder.d_model, n_channels)

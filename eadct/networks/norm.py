@@ -27,8 +27,14 @@ class MaskedBatchNorm(nn.BatchNorm1d):
             # One value per feature has no variance: normalise with the running
             # statistics instead of failing (a batch of one length-1 series).
             return nn.functional.batch_norm(
-                flat, self.running_mean, self.running_var, self.weight, self.bias,
-                False, 0.0, self.eps,
+                flat,
+                self.running_mean,
+                self.running_var,
+                self.weight,
+                self.bias,
+                False,
+                0.0,
+                self.eps,
             )
         return super().forward(flat)
 

@@ -26,7 +26,7 @@ class SeriesTensors:
     def __len__(self) -> int:
         return self.values.shape[0]
 
-    def subset(self, index: torch.Tensor) -> "SeriesTensors":
+    def subset(self, index: torch.Tensor) -> SeriesTensors:
         """Rows ``index`` (a LongTensor on any device)."""
         index = index.to(self.values.device)
         targets = None if self.targets is None else self.targets[index]

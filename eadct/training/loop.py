@@ -137,8 +137,14 @@ def run_stage(
         set_rng_state(generator, resume["rng"])
 
     stopped = settings.n_iter_no_change is not None and bad_epochs >= settings.n_iter_no_change
-    epochs = tqdm(range(start, settings.max_epochs), desc=name, disable=not settings.verbose,
-                  initial=start, total=settings.max_epochs, leave=True)
+    epochs = tqdm(
+        range(start, settings.max_epochs),
+        desc=name,
+        disable=not settings.verbose,
+        initial=start,
+        total=settings.max_epochs,
+        leave=True,
+    )
     for epoch in epochs:
         if stopped:
             break
@@ -176,18 +182,31 @@ def run_stage(
             epochs.set_postfix({k: f"{v:.4g}" for k, v in record.items() if isinstance(v, float)})
         stopped = settings.n_iter_no_change is not None and bad_epochs >= settings.n_iter_no_change
         if checkpointer is not None:
-            checkpointer.save({
-                "stage": name, "stage_done": False, "epoch": epoch + 1,
-                "network": _snapshot(network), "optimizer": optimizer.state_dict(),
-                "best_state": best_state, "best_key": best_key, "bad_epochs": bad_epochs,
-                "history": list(history), "rng": rng_state(generator),
-            })
+            checkpointer.save(
+                {
+                    "stage": name,
+                    "stage_done": False,
+                    "epoch": epoch + 1,
+                    "network": _snapshot(network),
+                    "optimizer": optimizer.state_dict(),
+                    "best_state": best_state,
+                    "best_key": best_key,
+                    "bad_epochs": bad_epochs,
+                    "history": list(history),
+                    "rng": rng_state(generator),
+                }
+            )
     epochs.close()
     if best_state is not None:
         network.load_state_dict(best_state)
     network.eval()
     if checkpointer is not None:
-        checkpointer.save({
-            "stage": name, "stage_done": True, "network": _snapshot(network),
-            "history": list(history), "rng": rng_state(generator),
-        })
+        checkpointer.save(
+            {
+                "stage": name,
+                "stage_done": True,
+                "network": _snapshot(network),
+                "history": list(history),
+                "rng": rng_state(generator),
+            }
+        )

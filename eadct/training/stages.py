@@ -63,8 +63,20 @@ def pretrain(
             return {"valid_loss": loss}, (loss,)
 
     parameters = list(network.encoder.parameters()) + list(network.reconstruction_head.parameters())
-    run_stage("pretrain", network, parameters, step_loss, evaluate, train, valid, settings,
-              generator, history, checkpointer, resume)
+    run_stage(
+        "pretrain",
+        network,
+        parameters,
+        step_loss,
+        evaluate,
+        train,
+        valid,
+        settings,
+        generator,
+        history,
+        checkpointer,
+        resume,
+    )
 
 
 def finetune(
@@ -105,8 +117,20 @@ def finetune(
         return {"valid_loss": loss}, (loss,)
 
     parameters = list(network.encoder.parameters()) + list(network.task_head.parameters())
-    run_stage("finetune", network, parameters, step_loss, evaluate, train, valid, settings,
-              generator, history, checkpointer, resume)
+    run_stage(
+        "finetune",
+        network,
+        parameters,
+        step_loss,
+        evaluate,
+        train,
+        valid,
+        settings,
+        generator,
+        history,
+        checkpointer,
+        resume,
+    )
 
 
 @torch.no_grad()
@@ -166,8 +190,25 @@ def train_two_stage(
         history[:] = state["history"]
         set_rng_state(generator, state["rng"])
     if pretrain_settings is not None and stage in (None, "pretrain") and not done:
-        pretrain(network, *pretrain_data, pretrain_settings, generator, history, mask_ratio,
-                 mask_length, checkpointer, resume=state if stage == "pretrain" else None)
+        pretrain(
+            network,
+            *pretrain_data,
+            pretrain_settings,
+            generator,
+            history,
+            mask_ratio,
+            mask_length,
+            checkpointer,
+            resume=state if stage == "pretrain" else None,
+        )
     if task is not None and not (stage == "finetune" and done):
-        finetune(network, task, *finetune_data, finetune_settings, generator, history, checkpointer,
-                 resume=state if stage == "finetune" else None)
+        finetune(
+            network,
+            task,
+            *finetune_data,
+            finetune_settings,
+            generator,
+            history,
+            checkpointer,
+            resume=state if stage == "finetune" else None,
+        )
