@@ -17,7 +17,7 @@ _ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation")
 __all__ = [*_ESTIMATORS, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .estimators import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+    from .estimators import EADCTClassifier, EADCTRegressor, EADCTRepresentation  # noqa: F401
 
 
 def __getattr__(name: str):
