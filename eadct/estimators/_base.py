@@ -21,6 +21,11 @@ from ..networks import (
     SeriesNetwork,
     validate_encoder_config,
 )
+from ..networks.memory import (
+    available_memory_bytes,
+    estimate_stack_inference_bytes,
+    estimate_stack_training_bytes,
+)
 from ..training import Checkpointer, SeriesTensors, StageSettings, predict_outputs, train_two_stage
 from ._input import Panel, fill_missing, to_panel
 
@@ -35,8 +40,12 @@ ENCODER_PARAMS = (
     "d_ff",
     "dropout",
     "norm",
+    "checkpoint_attention",
+    "attention_downsample",
 )
 PRECISIONS = {"auto", "float32", "bfloat16"}
+MEMORY_GUARDS = {"raise", "auto", "off"}
+MEMORY_HEADROOM = 0.9  # share of the free memory a fit may plan to use
 
 
 def resolve_device(device) -> torch.device:
@@ -87,6 +96,8 @@ class EADCTBase(BaseEstimator):
         need("pooling", lambda v: v in ("mean", "max"), "'mean' or 'max'")
         need("missing_values", lambda v: v in ("raise", "interpolate"), "'raise' or 'interpolate'")
         need("precision", lambda v: v in PRECISIONS, f"one of {sorted(PRECISIONS)}")
+        need("memory_guard", lambda v: v in MEMORY_GUARDS, f"one of {sorted(MEMORY_GUARDS)}")
+        need("checkpoint_attention", lambda v: isinstance(v, (bool, np.bool_)), "True or False")
         need("head_hidden_size", lambda v: v is None or pos_int(v), "None or a positive int")
         need(
             "optimizer",
@@ -97,7 +108,7 @@ class EADCTBase(BaseEstimator):
         if problems:
             raise ValueError(f"Invalid parameters for {type(self).__name__}: " + "; ".join(problems) + ".")
 
-    def _stage_settings(self, max_epochs: int, device: torch.device) -> StageSettings:
+    def _stage_settings(self, max_epochs: int, device: torch.device, batch_size: int) -> StageSettings:
         optimizer = self.optimizer or torch.optim.RAdam
         kwargs = (
             dict(self.optimizer_kwargs)
@@ -106,7 +117,7 @@ class EADCTBase(BaseEstimator):
         )
         return StageSettings(
             max_epochs=max_epochs,
-            batch_size=self.batch_size,
+            batch_size=batch_size,
             lr=self.lr,
             optimizer=optimizer,
             optimizer_kwargs=kwargs,
@@ -153,12 +164,11 @@ class EADCTBase(BaseEstimator):
         return SeriesTensors(torch.from_numpy(values).to(device), torch.from_numpy(panel.lengths).to(device), y)
 
     # ------------------------------------------------------------------ network
-    def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None) -> SeriesNetwork:
-        config = EncoderConfig(
-            n_channels=n_channels,
-            max_len=max_len,
-            **{k: getattr(self, k) for k in ENCODER_PARAMS},
-        )
+    def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
+        """The network from the hyperparameters, with a memory plan's overrides (see :meth:`_plan_memory`)."""
+        settings = {k: getattr(self, k) for k in ENCODER_PARAMS}
+        settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
+        config = EncoderConfig(n_channels=n_channels, max_len=max_len, **settings)
         head = None
         if self._task == "classification":
             head = ClassificationHead(self.d_model, n_outputs, self.head_hidden_size, self.dropout)
@@ -256,14 +266,16 @@ class EADCTBase(BaseEstimator):
         cuda_devices = [device.index or 0] if device.type == "cuda" else []
         with torch.random.fork_rng(devices=cuda_devices):
             torch.manual_seed(seed)
-            network = self._build_network(panel.n_channels, self.n_timepoints_, n_outputs).to(device)
+            plan = self._plan_memory(len(train), self.n_timepoints_, device)
+            network = self._build_network(panel.n_channels, self.n_timepoints_, n_outputs, plan).to(device)
+            batch_size = plan.get("batch_size", self.batch_size)
             train_two_stage(
                 network,
                 self._task if supervised else None,
                 (pre_train, valid),
                 (train, valid),
-                self._stage_settings(pretrain_epochs, device) if pretrain_epochs > 0 else None,
-                self._stage_settings(self.max_epochs, device) if supervised else None,
+                self._stage_settings(pretrain_epochs, device, batch_size) if pretrain_epochs > 0 else None,
+                self._stage_settings(self.max_epochs, device, batch_size) if supervised else None,
                 generator,
                 history,
                 self.mask_ratio,
@@ -273,8 +285,101 @@ class EADCTBase(BaseEstimator):
         self.network_ = network.eval()
         self.device_ = str(device)
         self.history_ = history
-        self._network_args = (panel.n_channels, self.n_timepoints_, n_outputs)
+        self.memory_plan_ = plan
+        self._network_args = (panel.n_channels, self.n_timepoints_, n_outputs, plan)
         return self
+
+    # ------------------------------------------------------------------ memory
+    def _training_bytes(self, batch: int, length: int, device: torch.device, **overrides) -> int:
+        s = {k: getattr(self, k) for k in ENCODER_PARAMS} | overrides
+        d_attention = round(s["attention_ratio"] * s["d_model"])
+        return estimate_stack_training_bytes(
+            batch,
+            length,
+            s["d_model"],
+            s["n_heads"],
+            2 * s["n_blocks"],
+            evolving=s["alpha"] > 0 or s["beta"] > 0,
+            checkpoint=bool(s["checkpoint_attention"]),
+            downsample=s["attention_downsample"],
+            d_attention=d_attention,
+            d_ff=s["d_ff"],
+            bytes_per_value=2 if self._autocast_dtype(device) is not None else 4,
+        )
+
+    def _plan_memory(self, n_train: int, length: int, device: torch.device) -> dict:
+        """Check the estimated training peak against the free memory of ``device``.
+
+        Returns the overrides to train with ({} when the settings fit, or with ``memory_guard="off"``).
+        Raises a ValueError naming the estimate and the settings that would fit when
+        ``memory_guard="raise"``; with ``"auto"`` returns the first of those.
+        """
+        if self.memory_guard == "off":
+            return {}
+        batch = min(self.batch_size, max(n_train, 1))
+        need = self._training_bytes(batch, length, device)
+        free = available_memory_bytes(device)
+        budget = MEMORY_HEADROOM * free
+        if need <= budget:
+            return {}
+        candidates = []
+        if not self.checkpoint_attention:
+            candidates.append({"checkpoint_attention": True})
+        for b in (16, 8, 4, 2, 1):
+            if b < batch:
+                candidates.append({"batch_size": b})
+                candidates.append({"batch_size": b, "checkpoint_attention": True})
+        for r in (2, 4, 8, 16):
+            if r > self.attention_downsample:
+                candidates.append({"attention_downsample": r})
+                candidates.append(
+                    {"attention_downsample": r, "batch_size": min(batch, 8), "checkpoint_attention": True}
+                )
+        fitting = []
+        for option in candidates:
+            est = self._training_bytes(option.get("batch_size", batch), length, device, **option)
+            if est <= budget:
+                fitting.append((option, est))
+        gb = 2**30
+        if self.memory_guard == "auto" and fitting:
+            option, est = fitting[0]
+            warnings.warn(
+                f"{type(self).__name__}: training needs about {need / gb:.1f} GB but {device} has {free / gb:.1f} GB "
+                f"free; training with {option} instead (about {est / gb:.1f} GB). The choice is in memory_plan_.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return option
+        shown = "; ".join(
+            ", ".join(f"{k}={v}" for k, v in option.items()) + f" (about {est / gb:.1f} GB)"
+            for option, est in fitting[:4]
+        )
+        raise ValueError(
+            f"{type(self).__name__}: training would need about {need / gb:.1f} GB (batch {batch}, {length} steps, "
+            f"{self.n_heads} heads, {2 * self.n_blocks} layers) but {device} has {free / gb:.1f} GB free. "
+            + (f"Settings that would fit: {shown}. " if fitting else "No setting tried would fit. ")
+            + "Pass one of them, or memory_guard='auto' to pick one, or memory_guard='off' to try anyway."
+        )
+
+    def _inference_batch_size(self, length: int, device: torch.device) -> int:
+        """Largest chunk (at most max(batch_size, 256)) whose estimated inference peak fits in memory."""
+        plan = getattr(self, "memory_plan_", None) or {}
+        settings = {k: getattr(self, k) for k in ENCODER_PARAMS} | plan
+        budget = 0.5 * available_memory_bytes(device)
+        chunk = max(self.batch_size, 256)
+        while chunk > 1:
+            est = estimate_stack_inference_bytes(
+                chunk,
+                length,
+                settings["d_model"],
+                settings["n_heads"],
+                settings["attention_downsample"],
+                round(settings["attention_ratio"] * settings["d_model"]),
+            )
+            if est <= budget:
+                break
+            chunk //= 2
+        return chunk
 
     # ------------------------------------------------------------------ inference
     def _forward(self, X, method: str = "forward") -> np.ndarray:
@@ -290,7 +395,8 @@ class EADCTBase(BaseEstimator):
             )
         device = torch.device(self.device_)
         data = self._tensors(panel, self._standardize(panel, fitting=False), device)
-        outputs = predict_outputs(self.network_, data, max(self.batch_size, 256), method, self._autocast_dtype(device))
+        chunk = self._inference_batch_size(int(panel.lengths.max()), device)
+        outputs = predict_outputs(self.network_, data, chunk, method, self._autocast_dtype(device))
         return outputs.cpu().numpy().astype(np.float64)
 
     # ------------------------------------------------------------------ persistence

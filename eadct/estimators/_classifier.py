@@ -69,6 +69,8 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         d_ff=256,
         dropout=0.1,
         norm="batch",
+        checkpoint_attention=False,
+        attention_downsample=1,
         pooling="mean",
         head_hidden_size=None,
         max_epochs=100,
@@ -85,6 +87,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         missing_values="raise",
         device="auto",
         precision="auto",
+        memory_guard="raise",
         checkpoint_path=None,
         random_state=None,
         verbose=False,
@@ -99,6 +102,8 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         self.d_ff = d_ff
         self.dropout = dropout
         self.norm = norm
+        self.checkpoint_attention = checkpoint_attention
+        self.attention_downsample = attention_downsample
         self.pooling = pooling
         self.head_hidden_size = head_hidden_size
         self.max_epochs = max_epochs
@@ -115,6 +120,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         self.missing_values = missing_values
         self.device = device
         self.precision = precision
+        self.memory_guard = memory_guard
         self.checkpoint_path = checkpoint_path
         self.random_state = random_state
         self.verbose = verbose

@@ -28,6 +28,13 @@ ARCHITECTURE_DOC = """\
         Dropout of the embedding, residual paths, attention weights and head.
     norm : {"batch", "layer"}, default="batch"
         BatchNorm over valid steps (as TST) or LayerNorm.
+    checkpoint_attention : bool, default=False
+        Recompute the attention-map path in backward instead of storing its (B, K, N, N) tensors
+        (slower steps, less memory; see docs/long_series.md for measurements).
+    attention_downsample : int, default=1
+        Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the
+        result back to N steps, as the authors' code does for long series; the convolution branch keeps
+        full resolution. 1 = off.
     pooling : {"mean", "max"}, default="mean"
         Pooling of the step representations into one vector per series.
 """
@@ -60,6 +67,11 @@ TRAINING_DOC = """\
         "auto" takes CUDA when available.
     precision : {"auto", "float32", "bfloat16"}, default="auto"
         "auto" is bf16 autocast on CUDA and float32 on CPU.
+    memory_guard : {"raise", "auto", "off"}, default="raise"
+        Before training, the peak memory is estimated from the data shape and settings. Where it exceeds
+        what the device has free, "raise" stops with a ValueError naming the estimate and settings that
+        would fit; "auto" picks the first of them (checkpointing, then a smaller batch, then
+        downsampling) and records it in ``memory_plan_``; "off" skips the check.
     checkpoint_path : str or path or None, default=None
         Where to save the training state after every epoch. A fit started again with
         the same parameters and data resumes from it (and a finished fit is loaded

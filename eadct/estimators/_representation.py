@@ -57,6 +57,8 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         d_ff=256,
         dropout=0.1,
         norm="batch",
+        checkpoint_attention=False,
+        attention_downsample=1,
         pooling="mean",
         max_epochs=100,
         lr=1e-3,
@@ -71,6 +73,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         missing_values="raise",
         device="auto",
         precision="auto",
+        memory_guard="raise",
         checkpoint_path=None,
         random_state=None,
         verbose=False,
@@ -85,6 +88,8 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         self.d_ff = d_ff
         self.dropout = dropout
         self.norm = norm
+        self.checkpoint_attention = checkpoint_attention
+        self.attention_downsample = attention_downsample
         self.pooling = pooling
         self.max_epochs = max_epochs
         self.lr = lr
@@ -99,6 +104,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         self.missing_values = missing_values
         self.device = device
         self.precision = precision
+        self.memory_guard = memory_guard
         self.checkpoint_path = checkpoint_path
         self.random_state = random_state
         self.verbose = verbose

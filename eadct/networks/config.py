@@ -41,6 +41,14 @@ class EncoderConfig:
         Dropout of the embedding, the residual paths and the attention weights.
     norm : str
         ``"batch"`` (BatchNorm over valid steps, as TST) or ``"layer"``.
+    checkpoint_attention : bool
+        Recompute the attention-map path in backward instead of storing its (B, K, N, N) tensors.
+    attention_downsample : int
+        Average-pool the tokens by this factor before attention (maps of (N / r)^2), repeat the
+        result back to N steps after; 1 = off. The conv branch always runs at full length.
+    fast_plain_attention : bool
+        Use torch's fused ``scaled_dot_product_attention`` in layers that neither evolve a map nor
+        pass one on (the DC-Transformer, TST); same results within float tolerance.
     """
 
     n_channels: int
@@ -56,6 +64,9 @@ class EncoderConfig:
     d_ff: int = 256
     dropout: float = 0.1
     norm: str = "batch"
+    checkpoint_attention: bool = False
+    attention_downsample: int = 1
+    fast_plain_attention: bool = True
 
     def __post_init__(self) -> None:
         problems = validate_encoder_config(asdict(self))
@@ -105,6 +116,9 @@ def validate_encoder_config(cfg: dict) -> list[str]:
     ks = cfg["attention_kernel_size"]
     if not isinstance(ks, int) or ks < 1 or ks % 2 == 0:
         problems.append(f"attention_kernel_size must be a positive odd int (1, 3, 5), got {ks!r}")
+    ds = cfg.get("attention_downsample", 1)
+    if not isinstance(ds, int) or isinstance(ds, bool) or ds < 1:
+        problems.append(f"attention_downsample must be an int >= 1, got {ds!r}")
     if cfg["norm"] not in ("batch", "layer"):
         problems.append(f"norm must be 'batch' or 'layer', got {cfg['norm']!r}")
     if problems:

@@ -39,6 +39,9 @@ class EADCTLayer(nn.Module):
                 config.attention_kernel_size,
                 config.dropout,
                 evolve=layer_index > 0,
+                checkpoint_maps=config.checkpoint_attention,
+                downsample=config.attention_downsample,
+                fast_plain=config.fast_plain_attention,
             )
             if config.d_attention > 0
             else None
@@ -58,11 +61,13 @@ class EADCTLayer(nn.Module):
         x: torch.Tensor,
         previous_logits: torch.Tensor | None,
         valid: torch.Tensor | None,
+        need_logits: bool = True,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """``(B, N, d)`` -> ``(B, N, d)`` and this layer's logits ``(B, K, N, N)`` (None if p = 0)."""
+        """``(B, N, d)`` -> ``(B, N, d)`` and this layer's logits ``(B, K, N, N)`` (None if p = 0, or
+        when ``need_logits`` is False and the layer took the fused fast path)."""
         parts, logits = [], None
         if self.attention is not None:
-            h, logits = self.attention(x, previous_logits, valid)
+            h, logits = self.attention(x, previous_logits, valid, need_logits)
             parts.append(h)
         if self.conv is not None:
             parts.append(self.conv(x))
@@ -113,8 +118,12 @@ class EADCTEncoder(nn.Module):
         """
         h = self.embedding(x, valid)
         logits, chain = None, []
-        for layer in self.layers:
-            h, logits = layer(h, logits, valid)
+        # A layer must hand its logits on only when the next one evolves them (or they are returned).
+        layers = list(self.layers)
+        wanted = [return_logits or (nxt.attention is not None and nxt.attention.uses_previous) for nxt in layers[1:]]
+        wanted.append(return_logits)
+        for layer, need in zip(self.layers, wanted, strict=True):
+            h, logits = layer(h, logits, valid, need)
             if return_logits:
                 chain.append(logits)
         return (h, chain) if return_logits else h

@@ -1,0 +1,237 @@
+"""Speed and peak memory of attention stacks: plain (materialised), evolving, evolving variants, torch fused.
+
+    python benchmarks/attention_speed_memory.py                       # N in {24, 144, 405, 896, 1751, 2500}
+    python benchmarks/attention_speed_memory.py --lengths 144 405 --batch 32 --repeats 3
+
+Each row is measured in a fresh subprocess (so its peak memory is its own): a training step (forward +
+backward + optimizer step) and an inference pass of a 3-layer stack, d_model 64, 8 heads, batch 32,
+attention width = d_model (attention_ratio 1, no conv branch), as in the issue's reference measurement. Rows:
+
+- ``plain``: softmax(QK^T / sqrt(d_head)) V materialised, no map convolution (alpha = beta = 0);
+- ``evolving``: the EA layer (alpha 0.5, beta 0.3, 3x3 map convolution);
+- ``evolving+ckpt``: the same with activation checkpointing of the attention-map path;
+- ``evolving+ds4``: the same with the tokens pooled by 4 before attention;
+- ``torch-fused``: ``nn.TransformerEncoder`` (dropout 0, its fused attention kernel), same width/heads/FFN.
+
+A configuration whose estimated training peak exceeds the memory available is skipped with its estimate.
+Peak memory on CPU is the process's peak RSS growth over its state before the step; on CUDA it is
+``torch.cuda.max_memory_allocated``. Prints a Markdown table with the ratios to ``plain``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import torch
+from torch import nn
+
+VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "torch-fused")
+
+
+def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
+    from eadct.networks import EADCTEncoder, EncoderConfig
+
+    if variant == "torch-fused":
+        layer = nn.TransformerEncoderLayer(d_model, n_heads, dim_feedforward=256, dropout=0.0, batch_first=True)
+        return nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+    alpha, beta = (0.0, 0.0) if variant == "plain" else (0.5, 0.3)
+    cfg = EncoderConfig(
+        n_channels=d_model,
+        max_len=length,
+        d_model=d_model,
+        n_heads=n_heads,
+        attention_ratio=1.0,
+        alpha=alpha,
+        beta=beta,
+        dropout=0.1,
+        norm="layer",
+        checkpoint_attention=variant == "evolving+ckpt",
+        attention_downsample=4 if variant == "evolving+ds4" else 1,
+        fast_plain_attention=False,  # "plain" is the materialised reference
+    )
+    cfg = EncoderConfig(**{**cfg.to_dict(), "n_blocks": (n_layers + 1) // 2})  # 2 layers per block
+    encoder = EADCTEncoder(cfg)
+    encoder.layers = encoder.layers[:n_layers]
+    return encoder
+
+
+def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device):
+    torch.manual_seed(0)
+    model = build(variant, length, d_model, n_heads, n_layers).to(device)
+    opt = torch.optim.RAdam(model.parameters(), lr=1e-3)
+    x = torch.randn(batch, length, d_model, device=device)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        model(x).pow(2).mean().backward()
+        opt.step()
+
+    def infer():
+        with torch.no_grad():
+            model.eval()
+            model(x)
+            model.train()
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    if device.type == "cuda":
+        base = torch.cuda.memory_allocated()
+    else:
+        base = _rss_now()  # before the first step: the peak RSS below is this process' own growth
+    step()  # warm-up (allocator, kernels); on CPU the peak covers it too (same shapes)
+    infer()
+    sync()
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    times = []
+    for _ in range(repeats):
+        sync()
+        tic = time.perf_counter()
+        step()
+        sync()
+        times.append(time.perf_counter() - tic)
+    peak_train = (torch.cuda.max_memory_allocated() - base) if device.type == "cuda" else _peak_rss() - base
+    infer_times = []
+    for _ in range(repeats):
+        sync()
+        tic = time.perf_counter()
+        infer()
+        sync()
+        infer_times.append(time.perf_counter() - tic)
+    return {"train_s": min(times), "infer_s": min(infer_times), "peak_gb": peak_train / 2**30}
+
+
+def _rss_now() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _peak_rss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def estimate_gb(variant, length, batch, d_model, n_heads, n_layers) -> float:
+    from eadct.networks.memory import estimate_stack_training_bytes
+
+    if variant == "torch-fused":
+        return 0.0
+    return (
+        estimate_stack_training_bytes(
+            batch,
+            length,
+            d_model,
+            n_heads,
+            n_layers,
+            evolving=variant != "plain",
+            checkpoint=variant == "evolving+ckpt",
+            downsample=4 if variant == "evolving+ds4" else 1,
+        )
+        / 2**30
+    )
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[24, 144, 405, 896, 1751, 2500])
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--d-model", type=int, default=64)
+    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--memory-gb", type=float, default=None, help="skip rows estimated above this")
+    parser.add_argument("--keep-freed-memory", action="store_true",
+                        help="eadct.runtime.keep_freed_memory() in each measured process")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one row, print JSON
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+
+    if args.one:
+        if args.keep_freed_memory:
+            from eadct.runtime import keep_freed_memory
+
+            keep_freed_memory()
+        variant, length = args.one.split("@")
+        print(
+            json.dumps(
+                measure(variant, int(length), args.batch, args.d_model, args.heads, args.layers, args.repeats, device)
+            )
+        )
+        return
+
+    from eadct.networks.memory import available_memory_bytes
+
+    limit = args.memory_gb or 0.8 * available_memory_bytes(device) / 2**30
+    print(
+        f"device {device} ({torch.cuda.get_device_name() if device.type == 'cuda' else platform.processor() or platform.machine()}), "
+        f"{args.threads} threads, torch {torch.__version__}; batch {args.batch}, d_model {args.d_model}, "
+        f"{args.heads} heads, {args.layers} layers; memory limit {limit:.1f} GB; allocator: "
+        f"{'keep freed memory' if args.keep_freed_memory else 'glibc default'}\n",
+        flush=True,
+    )
+    print(
+        "| N | variant | train step (s) | x plain | inference (s) | x plain | peak train memory (GB) | x plain | estimate (GB) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    for length in args.lengths:
+        ref = None
+        for variant in args.variants:
+            est = estimate_gb(variant, length, args.batch, args.d_model, args.heads, args.layers)
+            if est > limit:
+                print(
+                    f"| {length} | {variant} | skipped: estimate {est:.1f} GB > {limit:.1f} GB | | | | | | {est:.1f} |",
+                    flush=True,
+                )
+                continue
+            cmd = [
+                sys.executable,
+                __file__,
+                "--one",
+                f"{variant}@{length}",
+                "--batch",
+                str(args.batch),
+                "--d-model",
+                str(args.d_model),
+                "--heads",
+                str(args.heads),
+                "--layers",
+                str(args.layers),
+                "--repeats",
+                str(args.repeats),
+                "--device",
+                args.device,
+                "--threads",
+                str(args.threads),
+            ] + (["--keep-freed-memory"] if args.keep_freed_memory else [])
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                print(
+                    f"| {length} | {variant} | failed: {out.stderr.strip().splitlines()[-1][:80]} | | | | | | |",
+                    flush=True,
+                )
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            if variant == "plain":
+                ref = r
+            ratio = lambda k: f"{r[k] / ref[k]:.2f}" if ref and ref[k] > 0 else "-"
+            print(
+                f"| {length} | {variant} | {r['train_s']:.3f} | {ratio('train_s')} | {r['infer_s']:.3f} | "
+                f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
