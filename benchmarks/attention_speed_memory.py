@@ -151,8 +151,9 @@ def main(argv=None) -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--memory-gb", type=float, default=None, help="skip rows estimated above this")
-    parser.add_argument("--keep-freed-memory", action="store_true",
-                        help="eadct.runtime.keep_freed_memory() in each measured process")
+    parser.add_argument(
+        "--keep-freed-memory", action="store_true", help="eadct.runtime.keep_freed_memory() in each measured process"
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one row, print JSON
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -174,15 +175,17 @@ def main(argv=None) -> None:
     from eadct.networks.memory import available_memory_bytes
 
     limit = args.memory_gb or 0.8 * available_memory_bytes(device) / 2**30
+    name = torch.cuda.get_device_name() if device.type == "cuda" else platform.processor() or platform.machine()
     print(
-        f"device {device} ({torch.cuda.get_device_name() if device.type == 'cuda' else platform.processor() or platform.machine()}), "
+        f"device {device} ({name}), "
         f"{args.threads} threads, torch {torch.__version__}; batch {args.batch}, d_model {args.d_model}, "
         f"{args.heads} heads, {args.layers} layers; memory limit {limit:.1f} GB; allocator: "
         f"{'keep freed memory' if args.keep_freed_memory else 'glibc default'}\n",
         flush=True,
     )
     print(
-        "| N | variant | train step (s) | x plain | inference (s) | x plain | peak train memory (GB) | x plain | estimate (GB) |"
+        "| N | variant | train step (s) | x plain | inference (s) | x plain | peak train memory (GB) | x plain "
+        "| estimate (GB) |"
     )
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     for length in args.lengths:
@@ -225,7 +228,7 @@ def main(argv=None) -> None:
             r = json.loads(out.stdout.strip().splitlines()[-1])
             if variant == "plain":
                 ref = r
-            ratio = lambda k: f"{r[k] / ref[k]:.2f}" if ref and ref[k] > 0 else "-"
+            ratio = lambda k, r=r, ref=ref: f"{r[k] / ref[k]:.2f}" if ref and ref[k] > 0 else "-"  # noqa: E731
             print(
                 f"| {length} | {variant} | {r['train_s']:.3f} | {ratio('train_s')} | {r['infer_s']:.3f} | "
                 f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",

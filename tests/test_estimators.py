@@ -232,3 +232,37 @@ def test_cuda_fit_bf16_and_cpu_unpickle(panel):
     assert clf._autocast_dtype(torch.device(clf.device_)) is torch.bfloat16
     restored = pickle.loads(pickle.dumps(clf))
     np.testing.assert_allclose(restored.predict_proba(X), clf.predict_proba(X), atol=1e-6)
+
+
+def test_chunked_inference_equals_one_batch(fitted_classifier, panel, monkeypatch):
+    X, _ = panel
+    whole = fitted_classifier.predict_proba(X)
+    monkeypatch.setattr(type(fitted_classifier), "_inference_batch_size", lambda self, length, device: 4)
+    np.testing.assert_allclose(fitted_classifier.predict_proba(X), whole, atol=1e-6)
+
+
+def test_memory_guard_raises_with_options(panel, monkeypatch):
+    import eadct.estimators._base as base
+
+    X, y = panel
+    monkeypatch.setattr(base, "available_memory_bytes", lambda device: 2 * 2**20)  # pretend 2 MB free
+    with pytest.raises(ValueError, match=r"training would need about .* GB .* Settings that would fit: .*batch_size="):
+        EADCTClassifier(**{**TINY, "d_model": 16, "batch_size": 32}).fit(X.repeat(4, axis=2), y)
+
+
+def test_memory_guard_auto_picks_a_plan(panel, monkeypatch):
+    import eadct.estimators._base as base
+
+    X, y = panel
+    monkeypatch.setattr(base, "available_memory_bytes", lambda device: 2 * 2**20)
+    with pytest.warns(UserWarning, match="memory_plan_"):
+        clf = EADCTClassifier(**{**TINY, "memory_guard": "auto"}).fit(X.repeat(4, axis=2), y)
+    assert clf.memory_plan_ and clf.predict(X).shape == (len(y),)
+    restored = pickle.loads(pickle.dumps(clf))  # the plan's network is rebuilt on unpickling
+    np.testing.assert_array_equal(restored.predict(X), clf.predict(X))
+
+
+def test_long_series_options_fit(panel):
+    X, y = panel
+    clf = EADCTClassifier(**TINY, checkpoint_attention=True, attention_downsample=4).fit(X, y)
+    assert clf.memory_plan_ == {} and clf.predict(X).shape == (len(y),)

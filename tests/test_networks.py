@@ -158,3 +158,64 @@ def test_positions_past_table_reuse_last_row():
 def test_config_rejects_indivisible_heads():
     with pytest.raises(ValueError, match="not divisible by n_heads"):
         EncoderConfig(n_channels=1, max_len=5, d_model=24, n_heads=8, attention_ratio=0.25)
+
+
+def _grads(module):
+    return {n: p.grad.clone() for n, p in module.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("padded", [False, True])
+def test_checkpointing_gives_same_outputs_and_gradients(padded):
+    plain, ckpt = encoder(dropout=0.0), encoder(dropout=0.0, checkpoint_attention=True)
+    ckpt.load_state_dict(plain.state_dict())
+    plain.train()
+    ckpt.train()
+    x = torch.randn(3, 24, 3)
+    valid = None
+    if padded:
+        valid = torch.ones(3, 24, dtype=torch.bool)
+        valid[1, 15:] = False
+    out_plain, out_ckpt = plain(x, valid), ckpt(x, valid)
+    torch.testing.assert_close(out_ckpt, out_plain)
+    out_plain.pow(2).sum().backward()
+    out_ckpt.pow(2).sum().backward()
+    g_plain, g_ckpt = _grads(plain), _grads(ckpt)
+    assert g_plain.keys() == g_ckpt.keys()
+    for name in g_plain:
+        torch.testing.assert_close(g_ckpt[name], g_plain[name], atol=1e-5, rtol=1e-4)
+
+
+def test_checkpointing_with_dropout_replays_the_same_masks():
+    plain, ckpt = encoder(), encoder(checkpoint_attention=True)
+    ckpt.load_state_dict(plain.state_dict())
+    x = torch.randn(2, 24, 3)
+    grads = []
+    for net in (plain.train(), ckpt.train()):
+        torch.manual_seed(7)
+        net(x).sum().backward()
+        grads.append(_grads(net))
+    for name in grads[0]:
+        torch.testing.assert_close(grads[1][name], grads[0][name], atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("p", [0.5, 1.0])
+def test_downsampled_attention_is_padding_invariant(p):
+    enc = encoder(attention_downsample=4, attention_ratio=p)
+    x = torch.randn(2, 24, 3)
+    valid = torch.ones(2, 24, dtype=torch.bool)
+    valid[0, 10:] = False
+    torch.testing.assert_close(enc(x, valid)[0, :10], enc(x[:1, :10])[0], atol=1e-5, rtol=1e-5)
+    _, chain = enc(x, return_logits=True)
+    assert chain[1].shape == (2, 2, 6, 6)  # ceil(24 / 4) pooled tokens
+
+
+def test_fast_path_matches_materialised_attention():
+    fast, slow = (
+        encoder(alpha=0.0, beta=0.0, dropout=0.0),
+        encoder(alpha=0.0, beta=0.0, dropout=0.0, fast_plain_attention=False),
+    )
+    slow.load_state_dict(fast.state_dict())
+    x = torch.randn(3, 24, 3)
+    valid = torch.ones(3, 24, dtype=torch.bool)
+    valid[2, 5:] = False
+    torch.testing.assert_close(fast(x, valid), slow(x, valid), atol=1e-5, rtol=1e-5)

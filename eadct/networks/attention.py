@@ -172,7 +172,9 @@ class EvolvingAttention(nn.Module):
                 logits = logits.masked_fill(~pair, 0.0)
             a_in = logits.contiguous(memory_format=torch.channels_last)
             evolved = F.relu(self.map_conv(a_in), inplace=True)  # conv backward does not need its output
-            logits = torch.lerp(a_in, evolved, self.beta).contiguous()  # back to (B, K, M, M) layout
+            # logits (standard layout) and a_in hold the same values; reading the former makes lerp
+            # write a standard-layout result, which saves a separate copy back.
+            logits = torch.lerp(logits, evolved, self.beta)
         scores = logits
         if valid is not None:
             scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
