@@ -266,3 +266,26 @@ def test_long_series_options_fit(panel):
     X, y = panel
     clf = EADCTClassifier(**TINY, checkpoint_attention=True, attention_downsample=4).fit(X, y)
     assert clf.memory_plan_ == {} and clf.predict(X).shape == (len(y),)
+
+
+@pytest.mark.parametrize(
+    "architecture", ["ea-dc-transformer", "dc-transformer", "transformer", "dilated-conv", "lstm", "gru", "resnet"]
+)
+def test_every_table_row_trains_through_the_same_estimators(architecture, panel):
+    X, y = panel
+    clf = EADCTClassifier(**TINY, architecture=architecture).fit(X, y)
+    assert clf.predict(X).shape == (len(y),)
+    assert {r["stage"] for r in clf.history_} == {"pretrain", "finetune"}
+    reg = EADCTRegressor(**TINY, architecture=architecture).fit(X, X[:, 0].mean(axis=1))
+    assert np.isfinite(reg.predict(X)).all()
+
+
+def test_architecture_overrides_the_transformer_family(panel):
+    X, y = panel
+    tst = EADCTClassifier(**{**TINY, "alpha": 0.7, "beta": 0.4}, architecture="transformer").fit(X, y)
+    layers = tst.network_.encoder.layers
+    assert all(layer.conv is None and layer.attention.map_conv is None for layer in layers)
+    conv = EADCTClassifier(**TINY, architecture="dilated-conv").fit(X, y)
+    assert all(layer.attention is None for layer in conv.network_.encoder.layers)
+    with pytest.raises(ValueError, match="architecture must be one of"):
+        EADCTClassifier(**TINY, architecture="mamba").fit(X, y)

@@ -219,3 +219,17 @@ def test_fast_path_matches_materialised_attention():
     valid = torch.ones(3, 24, dtype=torch.bool)
     valid[2, 5:] = False
     torch.testing.assert_close(fast(x, valid), slow(x, valid), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "resnet"])
+def test_baseline_encoders_are_padding_invariant(kind):
+    from eadct.networks.baselines import RecurrentEncoder, ResNetEncoder
+
+    torch.manual_seed(0)
+    enc = (ResNetEncoder(3, (8, 16, 16)) if kind == "resnet" else RecurrentEncoder(kind, 3, 16)).eval()
+    x = torch.randn(3, 20, 3)
+    valid = torch.ones(3, 20, dtype=torch.bool)
+    valid[0, 9:] = False
+    out = enc(x, valid)
+    assert out.shape == (3, 20, 16) and torch.all(out[0, 9:] == 0)
+    torch.testing.assert_close(out[0, :9], enc(x[:1, :9])[0], atol=1e-5, rtol=1e-5)

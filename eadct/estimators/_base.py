@@ -21,6 +21,7 @@ from ..networks import (
     SeriesNetwork,
     validate_encoder_config,
 )
+from ..networks.baselines import RecurrentEncoder, ResNetEncoder
 from ..networks.memory import (
     available_memory_bytes,
     estimate_stack_inference_bytes,
@@ -43,6 +44,17 @@ ENCODER_PARAMS = (
     "checkpoint_attention",
     "attention_downsample",
 )
+# The rows of the paper's Tables 1 and 2 (MODEL_SPEC section 3): the transformer family as settings of the
+# EA-DC encoder (these override alpha, beta and attention_ratio), the others as their own encoders.
+ARCHITECTURES = {
+    "ea-dc-transformer": {},
+    "dc-transformer": {"alpha": 0.0, "beta": 0.0},
+    "transformer": {"alpha": 0.0, "beta": 0.0, "attention_ratio": 1.0},  # TST (BatchNorm by default)
+    "dilated-conv": {"attention_ratio": 0.0},  # the Franceschi et al. encoder
+    "lstm": None,
+    "gru": None,
+    "resnet": None,
+}
 PRECISIONS = {"auto", "float32", "bfloat16"}
 MEMORY_GUARDS = {"raise", "auto", "off"}
 MEMORY_HEADROOM = 0.9  # share of the free memory a fit may plan to use
@@ -71,7 +83,12 @@ class EADCTBase(BaseEstimator):
     def _check_params(self) -> None:
         """Raise one ValueError naming every invalid hyperparameter."""
         params = self.get_params()
-        problems = validate_encoder_config({k: params[k] for k in ENCODER_PARAMS})
+        if params["architecture"] not in ARCHITECTURES:
+            raise ValueError(
+                f"Invalid parameters for {type(self).__name__}: architecture must be one of "
+                f"{sorted(ARCHITECTURES)}, got {params['architecture']!r}."
+            )
+        problems = validate_encoder_config(self._encoder_settings())
 
         def need(name, ok, what):
             if name in params and not ok(params[name]):
@@ -164,17 +181,29 @@ class EADCTBase(BaseEstimator):
         return SeriesTensors(torch.from_numpy(values).to(device), torch.from_numpy(panel.lengths).to(device), y)
 
     # ------------------------------------------------------------------ network
+    def _encoder_settings(self, plan: dict | None = None) -> dict:
+        """Encoder hyperparameters in effect: the parameters, the architecture's overrides, a memory plan's."""
+        settings = {k: getattr(self, k) for k in ENCODER_PARAMS}
+        settings.update(ARCHITECTURES.get(self.architecture) or {})
+        settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
+        return settings
+
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
         """The network from the hyperparameters, with a memory plan's overrides (see :meth:`_plan_memory`)."""
-        settings = {k: getattr(self, k) for k in ENCODER_PARAMS}
-        settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
-        config = EncoderConfig(n_channels=n_channels, max_len=max_len, **settings)
+        if self.architecture in ("lstm", "gru"):
+            encoder = RecurrentEncoder(self.architecture, n_channels, self.d_model, self.n_blocks, self.dropout)
+        elif self.architecture == "resnet":
+            encoder = ResNetEncoder(n_channels)
+        else:
+            encoder = EADCTEncoder(
+                EncoderConfig(n_channels=n_channels, max_len=max_len, **self._encoder_settings(plan))
+            )
         head = None
         if self._task == "classification":
-            head = ClassificationHead(self.d_model, n_outputs, self.head_hidden_size, self.dropout)
+            head = ClassificationHead(encoder.d_model, n_outputs, self.head_hidden_size, self.dropout)
         elif self._task == "regression":
-            head = RegressionHead(self.d_model, n_outputs)
-        return SeriesNetwork(EADCTEncoder(config), n_channels, head, self.pooling)
+            head = RegressionHead(encoder.d_model, n_outputs)
+        return SeriesNetwork(encoder, n_channels, head, self.pooling)
 
     def _fingerprint(self, panel: Panel, targets, extra: Panel | None) -> str:
         params = {k: repr(v) for k, v in self.get_params().items() if k not in ("verbose", "checkpoint_path", "device")}
@@ -291,8 +320,9 @@ class EADCTBase(BaseEstimator):
 
     # ------------------------------------------------------------------ memory
     def _training_bytes(self, batch: int, length: int, device: torch.device, **overrides) -> int:
-        s = {k: getattr(self, k) for k in ENCODER_PARAMS} | overrides
-        d_attention = round(s["attention_ratio"] * s["d_model"])
+        s = self._encoder_settings() | overrides
+        attention = self.architecture not in ("lstm", "gru", "resnet")
+        d_attention = round(s["attention_ratio"] * s["d_model"]) if attention else 0
         return estimate_stack_training_bytes(
             batch,
             length,
@@ -364,7 +394,8 @@ class EADCTBase(BaseEstimator):
     def _inference_batch_size(self, length: int, device: torch.device) -> int:
         """Largest chunk (at most max(batch_size, 256)) whose estimated inference peak fits in memory."""
         plan = getattr(self, "memory_plan_", None) or {}
-        settings = {k: getattr(self, k) for k in ENCODER_PARAMS} | plan
+        settings = self._encoder_settings(plan)
+        attention = self.architecture not in ("lstm", "gru", "resnet")
         budget = 0.5 * available_memory_bytes(device)
         chunk = max(self.batch_size, 256)
         while chunk > 1:
@@ -374,7 +405,7 @@ class EADCTBase(BaseEstimator):
                 settings["d_model"],
                 settings["n_heads"],
                 settings["attention_downsample"],
-                round(settings["attention_ratio"] * settings["d_model"]),
+                round(settings["attention_ratio"] * settings["d_model"]) if attention else 0,
             )
             if est <= budget:
                 break

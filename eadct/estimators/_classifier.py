@@ -59,6 +59,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
     def __init__(
         self,
         *,
+        architecture="ea-dc-transformer",
         alpha=0.5,
         beta=0.3,
         attention_ratio=0.25,
@@ -92,6 +93,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         random_state=None,
         verbose=False,
     ):
+        self.architecture = architecture
         self.alpha = alpha
         self.beta = beta
         self.attention_ratio = attention_ratio

@@ -1,6 +1,11 @@
 """The numpydoc text of the hyperparameters the estimators share (one source for all three)."""
 
 ARCHITECTURE_DOC = """\
+    architecture : str, default="ea-dc-transformer"
+        The network, one of the rows of the paper's tables: "ea-dc-transformer"; "dc-transformer"
+        (alpha = beta = 0); "transformer" (TST: attention_ratio 1, alpha = beta = 0); "dilated-conv"
+        (attention_ratio 0); "lstm" and "gru" (``n_blocks`` layers of width ``d_model``); "resnet" (Wang et
+        al. 2017, width 128). The transformer family overrides the parameters named in brackets.
     alpha : float, default=0.5
         Paper's alpha: weight of the previous layer's attention logits in the input of
         the attention-map convolution (``A_in = alpha * A_prev + (1 - alpha) * S``).

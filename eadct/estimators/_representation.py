@@ -47,6 +47,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
     def __init__(
         self,
         *,
+        architecture="ea-dc-transformer",
         alpha=0.5,
         beta=0.3,
         attention_ratio=0.25,
@@ -78,6 +79,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         random_state=None,
         verbose=False,
     ):
+        self.architecture = architecture
         self.alpha = alpha
         self.beta = beta
         self.attention_ratio = attention_ratio
