@@ -189,7 +189,17 @@ class EADCTBase(BaseEstimator):
         return settings
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
-        """The network from the hyperparameters, with a memory plan's overrides (see :meth:`_plan_memory`)."""
+        """The network from the hyperparameters, with a memory plan's overrides (see :meth:`_plan_memory`).
+
+        The head is built before the encoder: that order fixes how a ``random_state`` initialises the
+        weights, and the measured benchmarks (docs/benchmarks.md) depend on it.
+        """
+        width = ResNetEncoder.WIDTH if self.architecture == "resnet" else self.d_model
+        head = None
+        if self._task == "classification":
+            head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
+        elif self._task == "regression":
+            head = RegressionHead(width, n_outputs)
         if self.architecture in ("lstm", "gru"):
             encoder = RecurrentEncoder(self.architecture, n_channels, self.d_model, self.n_blocks, self.dropout)
         elif self.architecture == "resnet":
@@ -198,11 +208,6 @@ class EADCTBase(BaseEstimator):
             encoder = EADCTEncoder(
                 EncoderConfig(n_channels=n_channels, max_len=max_len, **self._encoder_settings(plan))
             )
-        head = None
-        if self._task == "classification":
-            head = ClassificationHead(encoder.d_model, n_outputs, self.head_hidden_size, self.dropout)
-        elif self._task == "regression":
-            head = RegressionHead(encoder.d_model, n_outputs)
         return SeriesNetwork(encoder, n_channels, head, self.pooling)
 
     def _fingerprint(self, panel: Panel, targets, extra: Panel | None) -> str:

@@ -54,6 +54,8 @@ class ResNetEncoder(nn.Module):
     after every block, so padding never reaches a valid step's output.
     """
 
+    WIDTH = 128  # d_model of the default filters
+
     def __init__(self, n_channels: int, filters: tuple[int, int, int] = (64, 128, 128)):
         super().__init__()
         blocks, c_in = [], n_channels
