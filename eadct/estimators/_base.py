@@ -326,7 +326,7 @@ class EADCTBase(BaseEstimator):
     # ------------------------------------------------------------------ memory
     def _training_bytes(self, batch: int, length: int, device: torch.device, **overrides) -> int:
         s = self._encoder_settings() | overrides
-        attention = self.architecture not in ("lstm", "gru", "resnet")
+        attention = ARCHITECTURES[self.architecture] is not None  # the EA-DC encoder family
         d_attention = round(s["attention_ratio"] * s["d_model"]) if attention else 0
         return estimate_stack_training_bytes(
             batch,
@@ -400,7 +400,7 @@ class EADCTBase(BaseEstimator):
         """Largest chunk (at most max(batch_size, 256)) whose estimated inference peak fits in memory."""
         plan = getattr(self, "memory_plan_", None) or {}
         settings = self._encoder_settings(plan)
-        attention = self.architecture not in ("lstm", "gru", "resnet")
+        attention = ARCHITECTURES[self.architecture] is not None  # the EA-DC encoder family
         budget = 0.5 * available_memory_bytes(device)
         chunk = max(self.batch_size, 256)
         while chunk > 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import log_softmax, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
@@ -163,16 +164,11 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes)."""
-        logits = self._forward(X)
-        logits -= logits.max(axis=1, keepdims=True)
-        proba = np.exp(logits)
-        return proba / proba.sum(axis=1, keepdims=True)
+        return softmax(self._forward(X), axis=1)
 
     def predict_log_proba(self, X):
         """Log of :meth:`predict_proba`."""
-        logits = self._forward(X)
-        logits -= logits.max(axis=1, keepdims=True)
-        return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        return log_softmax(self._forward(X), axis=1)
 
     def predict(self, X):
         """Most probable class, shape (n_samples,)."""
