@@ -1,5 +1,294 @@
-"""Placeholder replaced below."""
-def build_report(*a, **k):
-    raise NotImplementedError
-def collect_results(*a, **k):
-    raise NotImplementedError
+"""The report of a table: the paper's layout with our mean +- std over seeds beside the published value,
+average rank, the paper's average relative difference (Eq. 12), parameter counts, targets, and a figure.
+
+Cells of units that have not run (a dataset not on disk, a sweep not finished) read "missing", never zero;
+the summary rows use only the datasets where every model has a result.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ._config import TableConfig
+from ._runner import unit_dir
+
+PUBLISHED_PACKAGE = "eadct.tables.published"
+
+
+def read_published(filename: str | None) -> dict:
+    """``{dataset: {column: float}}`` from a shipped CSV (empty cells left out)."""
+    if not filename:
+        return {}
+    text = (resources.files(PUBLISHED_PACKAGE) / filename).read_text()
+    out = {}
+    for row in csv.DictReader(text.splitlines()):
+        name = row.pop("dataset")
+        out[name] = {k: float(v) for k, v in row.items() if k != "task" and v not in ("", None)}
+    return out
+
+
+def collect_results(table: TableConfig, profile: str, out_dir) -> dict:
+    """``{(model, dataset): [result dicts, by seed]}`` of the profile's seeds that have finished."""
+    seeds = table.profile(profile).seeds
+    out = {}
+    for dataset in table.datasets:
+        for model in table.models:
+            folder = unit_dir(out_dir, table, model, dataset, profile)
+            found = []
+            for s in seeds:
+                path = folder / f"seed{s}.json"
+                if path.is_file():
+                    found.append(json.loads(path.read_text()))
+            if found:
+                out[(model, dataset)] = found
+    return out
+
+
+def _ranks(values: list[float], higher_is_better: bool) -> list[float]:
+    """Average ranks, 1 = best, ties share their mean rank."""
+    arr = np.asarray(values, dtype=float)
+    key = -arr if higher_is_better else arr
+    order = np.argsort(key, kind="stable")
+    ranks = np.empty(len(arr))
+    i = 0
+    while i < len(arr):
+        j = i
+        while j + 1 < len(arr) and key[order[j + 1]] == key[order[i]]:
+            j += 1
+        ranks[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks.tolist()
+
+
+def summary(matrix: dict, models: list[str], datasets: list[str], higher_is_better: bool) -> dict:
+    """Average rank and Eq. 12 average relative difference of each model over ``datasets``."""
+    if not datasets:
+        return {}
+    ranks = {m: [] for m in models}
+    rel = {m: [] for m in models}
+    for d in datasets:
+        vals = [matrix[(m, d)] for m in models]
+        for m, r in zip(models, _ranks(vals, higher_is_better)):
+            ranks[m].append(r)
+        mean = float(np.mean(vals))
+        for m, v in zip(models, vals):
+            rel[m].append((v - mean) / mean if mean else float("nan"))
+    return {
+        m: {"rank": float(np.mean(ranks[m])), "reldiff": float(np.mean(rel[m])), "mean": float(np.mean([matrix[(m, d)] for d in datasets]))}
+        for m in models
+    }
+
+
+def _fmt(v: float, metric: str) -> str:
+    if metric == "accuracy":
+        return f"{v:.3f}"
+    return f"{v:.4g}" if abs(v) < 1 else f"{v:.3f}" if abs(v) < 100 else f"{v:.1f}"
+
+
+def _target_lines(table, stats, published, task_of) -> list[str]:
+    lines = []
+    for t in table.targets:
+        model = t["model"]
+        for dataset in table.datasets:
+            if (model, dataset) not in stats:
+                continue
+            hib = task_of[dataset] == "classification"
+            ours = stats[(model, dataset)]["mean"]
+            if t["kind"] == "at_least_published":
+                pub = published.get(dataset, {}).get(model)
+                if pub is None:
+                    continue
+                met = ours >= pub if hib else ours <= pub
+                lines.append(
+                    f"| {model} at least as good as published | {dataset} | {_fmt(ours, stats[(model, dataset)]['metric'])} "
+                    f"vs paper {_fmt(pub, stats[(model, dataset)]['metric'])} | {'met' if met else '**not met**'} |"
+                )
+            else:
+                for other in t["others"]:
+                    if (other, dataset) not in stats:
+                        continue
+                    theirs = stats[(other, dataset)]["mean"]
+                    met = ours > theirs if hib else ours < theirs
+                    metric = stats[(model, dataset)]["metric"]
+                    lines.append(
+                        f"| {model} better than our {other} | {dataset} | {_fmt(ours, metric)} vs "
+                        f"{_fmt(theirs, metric)} | {'met' if met else '**not met**'} |"
+                    )
+    return lines
+
+
+def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: str | None = None, figure: bool = True):
+    """Write ``<report_dir>/<table>_<profile>.md`` (and ``.png``); returns the paths written."""
+    prof = table.profile(profile)
+    results = collect_results(table, profile, out_dir)
+    published = read_published(table.published)
+    pub_params = read_published(table.published_params)
+    models = list(table.models)
+    ref_columns = sorted({c for row in published.values() for c in row if c not in table.models})
+
+    stats, task_of = {}, {}
+    for (model, dataset), runs in results.items():
+        vals = np.array([r["value"] for r in runs], dtype=float)
+        stats[(model, dataset)] = {
+            "mean": float(vals.mean()),
+            "std": float(vals.std(ddof=1)) if len(vals) > 1 else 0.0,
+            "n": len(vals),
+            "metric": runs[0]["metric"],
+            "params": float(np.median([r["n_parameters"] for r in runs])),
+            "fit_s": float(np.mean([r["fit_s"] for r in runs])),
+            "search_s": float(runs[0].get("search_s", 0.0)),
+            "hyper": runs[0]["hyperparameters"],
+        }
+        task_of[dataset] = runs[0]["task"]
+    for dataset in table.datasets:  # datasets with no result: the task from the registry
+        if dataset not in task_of:
+            from ..datasets import get_info
+
+            info = get_info(dataset)
+            task_of[dataset] = info.task if info is not None else "classification"
+
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"{table.name}_{profile}"
+    md = [f"# {table.title} ({profile} profile)", ""]
+    if note:
+        md += [note.strip(), ""]
+    md += [
+        f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
+        "sample std over the seeds that finished (their number in brackets when fewer), with the published "
+        "value in parentheses. `missing` = not run here (dataset not on disk, or the sweep did not reach it).",
+        "",
+    ]
+    machines = sorted({(r["machine"]["cpu"], r["machine"].get("gpu") or r["machine"]["device"], r["machine"]["torch_threads"]) for runs in results.values() for r in runs})
+    commits = sorted({(r["git"]["commit"] or "unknown")[:10] + ("+dirty" if r["git"].get("dirty") else "") for runs in results.values() for r in runs})
+    if machines:
+        md.append("Hardware: " + "; ".join(f"{cpu}, device {dev}, {th} torch thread(s)" for cpu, dev, th in machines) + ".")
+        md.append(f"Code: git {', '.join(commits)}; " + ", ".join(f"{k} {v}" for k, v in next(iter(results.values()))[0]["versions"].items() if v) + ".")
+        md.append("")
+
+    groups = [(t, [d for d in table.datasets if task_of[d] == t]) for t in ("classification", "regression")]
+    for task, datasets in groups:
+        if not datasets:
+            continue
+        metric = "accuracy" if task == "classification" else "rmse"
+        hib = task == "classification"
+        md += [f"## {'Accuracy (higher is better)' if hib else 'RMSE (lower is better)'}", ""]
+        header = ["dataset"] + models + [f"ref: {c}" for c in ref_columns if any(c in published.get(d, {}) for d in datasets)]
+        md += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for d in datasets:
+            row = [d]
+            for m in models:
+                pub = published.get(d, {}).get(m)
+                pub_s = f" ({_fmt(pub, metric)})" if pub is not None else ""
+                s = stats.get((m, d))
+                if s is None:
+                    row.append(f"missing{pub_s}")
+                else:
+                    k = f" [{s['n']}]" if s["n"] < len(prof.seeds) else ""
+                    row.append(f"{_fmt(s['mean'], metric)} +- {_fmt(s['std'], metric)}{k}{pub_s}")
+            for c in header[1 + len(models) :]:
+                v = published.get(d, {}).get(c[5:])
+                row.append(_fmt(v, metric) if v is not None else "")
+            md.append("| " + " | ".join(row) + " |")
+        complete = [d for d in datasets if all((m, d) in stats for m in models)]
+        ours = summary({k: v["mean"] for k, v in stats.items()}, models, complete, hib)
+        pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in models)]
+        paper = summary({(m, d): published[d][m] for d in pub_complete for m in models}, models, pub_complete, hib)
+        if ours:
+            md.append(
+                "| **avg rank** (ours; paper on the same sets) | "
+                + " | ".join(f"{ours[m]['rank']:.2f}" + (f" ({paper[m]['rank']:.2f})" if paper else "") for m in models)
+                + " |" + " |" * (len(header) - 1 - len(models))
+            )
+            md.append(
+                f"| **avg {metric}** | "
+                + " | ".join(f"{_fmt(ours[m]['mean'], metric)}" + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "") for m in models)
+                + " |" + " |" * (len(header) - 1 - len(models))
+            )
+            md.append(
+                "| **avg relative difference, Eq. 12** | "
+                + " | ".join(f"{100 * ours[m]['reldiff']:+.1f}%" + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "") for m in models)
+                + " |" + " |" * (len(header) - 1 - len(models))
+            )
+        md += [
+            "",
+            f"Summary rows over the {len(complete)} dataset(s) where every model has a result"
+            + (f": {', '.join(complete)}." if complete else ".")
+            + " Eq. 12: r_j = mean over datasets of (score_ij - mean_k score_ik) / mean_k score_ik.",
+            "",
+        ]
+        # parameters and time
+        md += [f"Parameters (ours, median over seeds; paper in parentheses, millions) and mean fit time per seed:", ""]
+        md += ["| dataset | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
+        for d in datasets:
+            row = [d]
+            for m in models:
+                s = stats.get((m, d))
+                pp = pub_params.get(d, {}).get(m)
+                pp_s = f" ({pp:.1f} M)" if pp is not None else ""
+                row.append("missing" + pp_s if s is None else f"{s['params'] / 1e6:.2f} M{pp_s}, {s['fit_s']:.0f} s")
+            md.append("| " + " | ".join(row) + " |")
+        md.append("")
+
+    lines = _target_lines(table, stats, published, task_of)
+    if lines:
+        md += ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"] + lines + [""]
+
+    md += ["## Chosen hyperparameters (seed 0 refit)", "", "| model | dataset | search | hyperparameters |", "|---|---|---|---|"]
+    for (m, d), runs in results.items():
+        h = runs[0]["hyperparameters"]
+        keys = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio", "attention_kernel_size", "attention_downsample")
+        shown = ", ".join(f"{k}={h[k]}" for k in keys if k in h) or ", ".join(f"{k}={v}" for k, v in h.items())
+        md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
+    md.append("")
+    md_path = report_dir / f"{stem}.md"
+    paths = [md_path]
+    if figure and stats:
+        png = report_dir / f"{stem}.png"
+        _figure(table, profile, stats, published, task_of, png)
+        md.insert(2, f"![{table.name}]({png.name})\n")
+        paths.append(png)
+    md_path.write_text("\n".join(md) + "\n")
+    return paths
+
+
+def _figure(table, profile, stats, published, task_of, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = list(table.models)
+    datasets = [d for d in table.datasets if any((m, d) in stats for m in models)]
+    fig, axes = plt.subplots(1, len(datasets), figsize=(max(4.0, 2.6 * len(datasets)), 3.4), squeeze=False)
+    colors = plt.get_cmap("tab10")
+    for ax, d in zip(axes[0], datasets):
+        x = np.arange(len(models))
+        for i, m in enumerate(models):
+            s = stats.get((m, d))
+            if s is not None:
+                ax.bar(i, s["mean"], yerr=s["std"], color=colors(i % 10), capsize=2, label=m if d == datasets[0] else None)
+            pub = published.get(d, {}).get(m)
+            if pub is not None:
+                ax.plot(i, pub, marker="_", color="black", markersize=14, mew=2, label="paper" if (d == datasets[0] and i == 0) else None)
+        ax.set_title(d, fontsize=9)
+        ax.set_xticks(x)
+        ax.set_xticklabels([m[:12] for m in models], rotation=70, fontsize=7)
+        ax.set_ylabel("accuracy" if task_of[d] == "classification" else "RMSE", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+    handles, labels = [], []
+    for ax in axes[0]:
+        h, lab = ax.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    if handles:
+        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 8), fontsize=7, frameon=False)
+    fig.suptitle(f"{table.title} ({profile}): bars = ours (mean +- std), black ticks = published", fontsize=8, y=0.02)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.9))
+    fig.savefig(path, dpi=80)
+    plt.close(fig)

@@ -348,11 +348,12 @@ def _as_equal_array(X) -> np.ndarray:
     """MiniRocket wants equal lengths: unequal series are padded by repeating their last value."""
     from ..estimators._input import fill_missing, to_panel
 
-    panel = fill_missing(to_panel(X), "interpolate")
-    values = np.array(panel.values, dtype=np.float64, copy=True)  # (n, C, N), writable
+    panel = fill_missing(to_panel(X, missing_values="interpolate"))
+    values = np.array(panel.values.transpose(0, 2, 1), dtype=np.float64, copy=True)  # (n, C, N), writable
     for i, n in enumerate(panel.lengths):
         if n < values.shape[2]:
             values[i, :, n:] = values[i, :, n - 1 : n]
+    return np.nan_to_num(values)  # a channel never observed in a series -> 0
     return values
 
 
@@ -364,7 +365,6 @@ def _fit_minirocket(data: Data, seed: int):
             "MiniRocket needs numba: pip install 'eadct[bench]' (or pip install numba)."
         ) from None
     from sklearn.linear_model import RidgeClassifierCV, RidgeCV
-    from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sktime.transformations.panel.rocket import MiniRocketMultivariate
 
@@ -377,16 +377,19 @@ def _fit_minirocket(data: Data, seed: int):
         )
     alphas = np.logspace(-3, 3, 10)
     ridge = RidgeClassifierCV(alphas=alphas) if data.task == "classification" else RidgeCV(alphas=alphas)
-    pipe = make_pipeline(MiniRocketMultivariate(random_state=seed), StandardScaler(), ridge)
+    # The steps run one after the other, not in an sklearn Pipeline: sklearn 1.9's pipeline callbacks fail
+    # on sktime transformers (AttributeError _parent_callback_ctx).
+    transform, scaler = MiniRocketMultivariate(random_state=seed), StandardScaler()
     t0 = time.perf_counter()
-    pipe.fit(X_tr, data.y_train)
+    features = np.asarray(transform.fit_transform(X_tr), dtype=np.float64)
+    ridge.fit(scaler.fit_transform(features), data.y_train)
     fit_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    pred = pipe.predict(X_te)
+    pred = ridge.predict(scaler.transform(np.asarray(transform.transform(X_te), dtype=np.float64)))
     predict_s = time.perf_counter() - t0
-    coef = np.asarray(pipe[-1].coef_)
-    n_params = int(coef.size + np.size(pipe[-1].intercept_))
-    return pred, fit_s, predict_s, n_params, {"num_kernels": 10000, "ridge_alpha": float(pipe[-1].alpha_)}, "cpu"
+    n_params = int(np.size(ridge.coef_) + np.size(ridge.intercept_))
+    hyper = {"num_kernels": 10000, "ridge_alpha": float(ridge.alpha_)}
+    return pred, fit_s, predict_s, n_params, hyper, "cpu"
 
 
 # ----------------------------------------------------------------------------------------------- units

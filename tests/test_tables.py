@@ -1,0 +1,262 @@
+"""The table runner and report on tiny data: configs, search, resumable units, report, SIGKILL resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from eadct.tables import TableConfigError, available_tables, build_report, collect_results, load_table, run_table
+from eadct.tables._config import PROFILE_KEYS
+from eadct.tables._report import _ranks, read_published, summary
+from eadct.tables._runner import _rungs, candidates, result_path, search_split
+
+PROFILES = """
+[tiny]
+description = "test: two candidates halved at 1 -> 2 epochs, 2 seeds of 2+1 epochs"
+search = "halving"
+n_candidates = 2
+eta = 2
+search_epochs = [1, 2]
+pretrain_share = 0.5
+search_validation = 0.3
+search_seed = 0
+seeds = [0, 1]
+max_epochs = 2
+pretrain_epochs = 1
+n_iter_no_change = 5
+
+[tiny.params]
+d_ff = 16
+n_heads = 2
+batch_size = 16
+device = "cpu"
+"""
+
+TABLE = """
+[table]
+name = "tinytable"
+title = "Tiny table"
+published = "table2.csv"
+datasets = ["TinyTabC", "TinyTabR", "NotOnDisk"]
+
+[space]
+d_model = [8, 16]
+n_blocks = [1]
+alpha = [0.1, 0.9]
+
+[models.Transformer]
+architecture = "transformer"
+search = ["d_model", "n_blocks"]
+
+[models.EA-DC-Transformer]
+architecture = "ea-dc-transformer"
+search = ["d_model", "n_blocks", "alpha"]
+
+[models."w/o Convolution"]
+inherit = "EA-DC-Transformer"
+params = { beta = 0.0 }
+
+[[targets]]
+kind = "better_than"
+model = "EA-DC-Transformer"
+others = ["Transformer"]
+"""
+
+
+def _write_ts(folder: Path, name: str, X: np.ndarray, y, regression: bool) -> None:
+    target = folder / name
+    target.mkdir(parents=True, exist_ok=True)
+    n, c, length = X.shape
+    head = [f"@problemName {name}", "@timeStamps false", "@missing false", f"@univariate {str(c == 1).lower()}"]
+    if c > 1:
+        head.append(f"@dimensions {c}")
+    head += ["@equalLength true", f"@seriesLength {length}"]
+    head.append("@targetLabel true" if regression else "@classLabel true " + " ".join(sorted(set(map(str, y)))))
+    head.append("@data")
+    for split, rows in (("TRAIN", [i for i in range(n) if i % 4 < 2]), ("TEST", [i for i in range(n) if i % 4 >= 2])):
+        lines = [":".join(",".join(f"{v:.5f}" for v in X[i, ch]) for ch in range(c)) + f":{y[i]}" for i in rows]
+        (target / f"{name}_{split}.ts").write_text("\n".join(head + lines) + "\n")
+
+
+@pytest.fixture(scope="module")
+def tiny_setup(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tables")
+    rng = np.random.default_rng(0)
+    n, length = 40, 16
+    y = np.arange(n) % 2
+    X = 0.3 * rng.normal(size=(n, 2, length))
+    X[y == 1, 0] += 1.0
+    _write_ts(root / "data", "TinyTabC", X, np.where(y == 1, "b", "a"), regression=False)
+    target = X[:, 0].mean(axis=1)
+    _write_ts(root / "data", "TinyTabR", X[:, :1], np.round(target, 4), regression=True)
+    (root / "cfg").mkdir()
+    (root / "cfg" / "profiles.toml").write_text(PROFILES)
+    (root / "cfg" / "tiny.toml").write_text(TABLE)
+    return root
+
+
+def test_shipped_configs_load_and_share_units():
+    assert set(available_tables()) >= {"table1", "table2", "table3", "table4", "extras"}
+    t2, t4 = load_table("table2"), load_table("table4")
+    assert list(t2.models) == ["LSTM", "GRU", "ResNet", "DilatedConv", "Transformer", "DC-Transformer", "EA-DC-Transformer"]
+    for name in available_tables():
+        table = load_table(name)
+        assert {"quick", "full"} <= set(table.profiles)
+        for p in table.profiles.values():
+            assert p.seeds and p.search_epochs
+    # the ablation bases are the main table's rows: same unit directories, so results are shared
+    for d in ("UWaveGestureLibrary", "Handwriting"):
+        assert t2.model_key("EA-DC-Transformer", d, "quick") == t4.model_key("EA-DC-Transformer-Base", d, "quick")
+        assert t2.model_key("Transformer", d, "quick") == t4.model_key("Transformer-Base", d, "quick")
+        assert t4.model_key("w/o Convolution", d, "quick") != t4.model_key("EA-DC-Transformer-Base", d, "quick")
+    # the paper's search space (MODEL_SPEC section 2)
+    assert t2.space["alpha"] == [0.1, 0.3, 0.5, 0.7, 0.9] and len(t2.space["attention_ratio"]) == 7
+    assert load_table("extras").models["MiniRocket"].kind == "minirocket"
+    assert load_table("extras").profile("quick").search == "none"
+    published = read_published("table2.csv")
+    assert published["UWaveGestureLibrary"]["EA-DC-Transformer"] == pytest.approx(0.873)
+
+
+def test_bad_configs_name_the_problem(tmp_path):
+    with pytest.raises(TableConfigError, match="No table 'table9'"):
+        load_table("table9")
+    (tmp_path / "profiles.toml").write_text(PROFILES.replace('search = "halving"', 'search = "grid"'))
+    (tmp_path / "t.toml").write_text(TABLE)
+    with pytest.raises(TableConfigError, match="search='grid'"):
+        load_table(tmp_path / "t.toml")
+    (tmp_path / "profiles.toml").write_text(PROFILES)
+    (tmp_path / "t.toml").write_text(TABLE.replace('search = ["d_model", "n_blocks"]', 'search = ["lr"]'))
+    with pytest.raises(TableConfigError, match=r"searches \['lr'\], which \[space\] does not list"):
+        load_table(tmp_path / "t.toml")
+    (tmp_path / "t.toml").write_text(TABLE.replace('inherit = "EA-DC-Transformer"', 'inherit = "Nope"'))
+    with pytest.raises(TableConfigError, match="inherits 'Nope'"):
+        load_table(tmp_path / "t.toml")
+    assert "dataset_params" in PROFILE_KEYS
+
+
+def test_candidates_and_rungs():
+    t2 = load_table("table2")
+    quick = t2.profile("quick")
+    cands = candidates(t2, t2.models["EA-DC-Transformer"], quick)
+    assert len(cands) == quick.n_candidates and len({json.dumps(c, sort_keys=True) for c in cands}) == len(cands)
+    assert cands[0] == {"d_model": 64, "n_blocks": 2, "alpha": 0.5, "beta": 0.3, "attention_ratio": 0.25}  # defaults
+    assert candidates(t2, t2.models["ResNet"], quick) == [{}]
+    assert _rungs(quick, 4) == [(4, 6), (2, 12)]
+    full = t2.profile("full")
+    assert _rungs(full, 48) == [(48, 12), (16, 36), (6, 100), (2, 200)]
+
+
+def test_search_split_is_stratified_and_inside_train(tiny_setup):
+    from eadct.tables import load_data
+
+    data = load_data("TinyTabC", [tiny_setup / "data"])
+    tr, va = search_split(data, 0.3, 0)
+    assert len(set(tr) | set(va)) == len(data.y_train) and not set(tr) & set(va)
+    assert set(data.y_train[va]) == {"a", "b"}
+
+
+def test_runner_and_report_smoke(tiny_setup, tmp_path):
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out = tmp_path / "results"
+    logs = []
+    counts = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
+    assert counts == {"run": 12, "skipped": 0, "missing_data": 6}
+    res = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 1).read_text())
+    assert res["metric"] == "accuracy" and 0.0 <= res["value"] <= 1.0
+    for key in ("hyperparameters", "n_parameters", "versions", "machine", "git", "fit_s", "search"):
+        assert key in res
+    assert res["n_parameters"] > 0 and res["versions"]["torch"] and res["machine"]["device"] == "cpu"
+    reg = json.loads(result_path(out, table, "Transformer", "TinyTabR", "tiny", 0).read_text())
+    assert reg["metric"] == "rmse" and reg["value"] > 0
+    # the variant takes the base's chosen hyperparameters and changes only beta
+    base = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).read_text())
+    variant = json.loads(result_path(out, table, "w/o Convolution", "TinyTabC", "tiny", 0).read_text())
+    assert variant["hyperparameters"]["beta"] == 0.0
+    for k in ("d_model", "n_blocks", "alpha"):
+        assert variant["hyperparameters"][k] == base["hyperparameters"][k]
+    # the search kept every trial: two candidates at 1 epoch, the best one at 2
+    trials = [json.loads(x) for x in (result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl").read_text().splitlines()]
+    assert [(t["rung"], t["epochs"]) for t in trials] == [(0, 1), (0, 1), (1, 2)]
+    # a second run does nothing
+    again = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
+    assert again == {"run": 0, "skipped": 12, "missing_data": 6}
+
+    results = collect_results(table, "tiny", out)
+    assert len(results) == 6 and all(len(v) == 2 for v in results.values())
+    paths = build_report(table, "tiny", out, tmp_path / "reports", note="command: test")
+    md = paths[0].read_text()
+    assert paths[1].suffix == ".png" and paths[1].stat().st_size > 1000
+    assert "| NotOnDisk | missing | missing | missing |" in md
+    assert "avg rank" in md and "Eq. 12" in md and "+-" in md
+    assert "EA-DC-Transformer better than our Transformer" in md
+
+
+def test_rank_and_relative_difference():
+    assert _ranks([0.9, 0.8, 0.9], True) == [1.5, 3.0, 1.5]
+    assert _ranks([1.0, 2.0], False) == [1.0, 2.0]
+    m = {("a", "d1"): 1.0, ("b", "d1"): 3.0, ("a", "d2"): 2.0, ("b", "d2"): 2.0}
+    s = summary(m, ["a", "b"], ["d1", "d2"], higher_is_better=False)
+    assert s["a"]["rank"] == 1.25 and s["b"]["rank"] == 1.75
+    assert s["a"]["reldiff"] == pytest.approx((-0.5 + 0.0) / 2)  # Eq. 12
+    # the paper's Table 2 average ranks come out of the same code (their published Avg Rank row: 6.5 ... 1.2)
+    pub = read_published("table2.csv")
+    models = ["LSTM", "GRU", "ResNet", "DilatedConv", "Transformer", "DC-Transformer", "EA-DC-Transformer"]
+    s = summary({(mm, d): pub[d][mm] for d in pub for mm in models}, models, list(pub), True)
+    assert s["LSTM"]["rank"] == pytest.approx(6.5, abs=0.1) and s["EA-DC-Transformer"]["rank"] == pytest.approx(1.2, abs=0.1)
+
+
+@pytest.mark.slow  # numba compiles MiniRocket for about a minute in a fresh process
+def test_minirocket_row(tiny_setup, tmp_path):
+    pytest.importorskip("numba")
+    cfg = tiny_setup / "cfg" / "mr.toml"
+    cfg.write_text(
+        '[table]\nname = "mr"\ndatasets = ["TinyTabC", "TinyTabR"]\n[models.MiniRocket]\nkind = "minirocket"\n'
+    )
+    table = load_table(cfg)
+    counts = run_table(table, "tiny", tmp_path, data_dirs=[tiny_setup / "data"], seeds=[0], log=lambda *_: None)
+    assert counts["run"] == 2
+    clf = json.loads(result_path(tmp_path, table, "MiniRocket", "TinyTabC", "tiny", 0).read_text())
+    assert clf["value"] >= 0.8 and clf["n_parameters"] > 0  # the classes differ by a mean shift
+
+
+def test_sigkill_and_rerun_completes_without_repeating(tiny_setup, tmp_path):
+    out = tmp_path / "results"
+    cmd = [
+        sys.executable, "-m", "eadct.tables", "run", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny",
+        "--data-dir", str(tiny_setup / "data"), "--out", str(out), "--datasets", "TinyTabC", "--threads", "1",
+    ]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    finished = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        finished = sorted(out.rglob("seed*.json"))
+        if finished:
+            break
+        time.sleep(0.02)
+    assert finished, "no unit finished before the deadline: " + proc.stdout.read().decode()[-2000:]
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = {p: p.read_text() for p in out.rglob("seed*.json")}
+    assert 0 < len(before) < 6, "the kill should land mid-sweep"
+
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    after = sorted(out.rglob("seed*.json"))
+    assert len(after) == 6  # 3 models x 2 seeds
+    for p, text in before.items():
+        assert p.read_text() == text  # finished units were not repeated
+    n_run = 6 - len(before)
+    assert f"{n_run} run, {len(before)} already done" in again.stdout
+    for log in out.rglob("search_trials.jsonl"):
+        keys = [(t["rung"], t["candidate"]) for t in map(json.loads, log.read_text().splitlines())]
+        assert len(keys) == len(set(keys))  # no trial ran twice
+    assert not list(out.rglob("*.pt"))  # checkpoints are cleaned up when their fit finishes
