@@ -106,7 +106,15 @@ def tiny_setup(tmp_path_factory):
 def test_shipped_configs_load_and_share_units():
     assert set(available_tables()) >= {"table1", "table2", "table3", "table4", "extras"}
     t2, t4 = load_table("table2"), load_table("table4")
-    assert list(t2.models) == ["LSTM", "GRU", "ResNet", "DilatedConv", "Transformer", "DC-Transformer", "EA-DC-Transformer"]
+    assert list(t2.models) == [
+        "LSTM",
+        "GRU",
+        "ResNet",
+        "DilatedConv",
+        "Transformer",
+        "DC-Transformer",
+        "EA-DC-Transformer",
+    ]
     for name in available_tables():
         table = load_table(name)
         assert {"quick", "full"} <= set(table.profiles)
@@ -183,7 +191,12 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     for k in ("d_model", "n_blocks", "alpha"):
         assert variant["hyperparameters"][k] == base["hyperparameters"][k]
     # the search kept every trial: two candidates at 1 epoch, the best one at 2
-    trials = [json.loads(x) for x in (result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl").read_text().splitlines()]
+    trials = [
+        json.loads(x)
+        for x in (result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert [(t["rung"], t["epochs"]) for t in trials] == [(0, 1), (0, 1), (1, 2)]
     # a second run does nothing
     again = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
@@ -210,7 +223,9 @@ def test_rank_and_relative_difference():
     pub = read_published("table2.csv")
     models = ["LSTM", "GRU", "ResNet", "DilatedConv", "Transformer", "DC-Transformer", "EA-DC-Transformer"]
     s = summary({(mm, d): pub[d][mm] for d in pub for mm in models}, models, list(pub), True)
-    assert s["LSTM"]["rank"] == pytest.approx(6.5, abs=0.1) and s["EA-DC-Transformer"]["rank"] == pytest.approx(1.2, abs=0.1)
+    assert s["LSTM"]["rank"] == pytest.approx(6.5, abs=0.1) and s["EA-DC-Transformer"]["rank"] == pytest.approx(
+        1.2, abs=0.1
+    )
 
 
 @pytest.mark.slow  # numba compiles MiniRocket for about a minute in a fresh process
@@ -230,8 +245,21 @@ def test_minirocket_row(tiny_setup, tmp_path):
 def test_sigkill_and_rerun_completes_without_repeating(tiny_setup, tmp_path):
     out = tmp_path / "results"
     cmd = [
-        sys.executable, "-m", "eadct.tables", "run", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny",
-        "--data-dir", str(tiny_setup / "data"), "--out", str(out), "--datasets", "TinyTabC", "--threads", "1",
+        sys.executable,
+        "-m",
+        "eadct.tables",
+        "run",
+        str(tiny_setup / "cfg" / "tiny.toml"),
+        "--profile",
+        "tiny",
+        "--data-dir",
+        str(tiny_setup / "data"),
+        "--out",
+        str(out),
+        "--datasets",
+        "TinyTabC",
+        "--threads",
+        "1",
     ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, start_new_session=True)

@@ -163,7 +163,9 @@ def _profiles(raw: dict, overrides: dict, where: str) -> dict:
         if missing:
             raise TableConfigError(f"{where}: profile {name!r} lacks {sorted(missing)}.")
         if p["search"] not in SEARCH_KINDS:
-            raise TableConfigError(f"{where}: profile {name!r} search={p['search']!r}; use one of {sorted(SEARCH_KINDS)}.")
+            raise TableConfigError(
+                f"{where}: profile {name!r} search={p['search']!r}; use one of {sorted(SEARCH_KINDS)}."
+            )
         if not p["search_epochs"] or not p["seeds"] or p["n_candidates"] < 1 or p["eta"] < 2:
             raise TableConfigError(
                 f"{where}: profile {name!r} needs search_epochs and seeds, n_candidates >= 1 and eta >= 2."
@@ -249,7 +251,9 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
     targets = tuple(raw.get("targets", ()))
     for t in targets:
         if t.get("kind") not in TARGET_KINDS or t.get("model") not in models:
-            raise TableConfigError(f"{where}: target {t} needs kind in {sorted(TARGET_KINDS)} and a model of the table.")
+            raise TableConfigError(
+                f"{where}: target {t} needs kind in {sorted(TARGET_KINDS)} and a model of the table."
+            )
     return TableConfig(
         name=table["name"],
         title=table.get("title", table["name"]),

@@ -73,21 +73,37 @@ def summary(matrix: dict, models: list[str], datasets: list[str], higher_is_bett
     rel = {m: [] for m in models}
     for d in datasets:
         vals = [matrix[(m, d)] for m in models]
-        for m, r in zip(models, _ranks(vals, higher_is_better)):
+        for m, r in zip(models, _ranks(vals, higher_is_better), strict=True):
             ranks[m].append(r)
         mean = float(np.mean(vals))
-        for m, v in zip(models, vals):
+        for m, v in zip(models, vals, strict=True):
             rel[m].append((v - mean) / mean if mean else float("nan"))
     return {
-        m: {"rank": float(np.mean(ranks[m])), "reldiff": float(np.mean(rel[m])), "mean": float(np.mean([matrix[(m, d)] for d in datasets]))}
+        m: {
+            "rank": float(np.mean(ranks[m])),
+            "reldiff": float(np.mean(rel[m])),
+            "mean": float(np.mean([matrix[(m, d)] for d in datasets])),
+        }
         for m in models
     }
 
 
-def _fmt(v: float, metric: str) -> str:
+def _decimals(v: float, metric: str) -> int:
     if metric == "accuracy":
-        return f"{v:.3f}"
-    return f"{v:.4g}" if abs(v) < 1 else f"{v:.3f}" if abs(v) < 100 else f"{v:.1f}"
+        return 3
+    if v == 0 or not np.isfinite(v):
+        return 3
+    return int(max(0, 3 - np.floor(np.log10(abs(v)))))  # 4 significant digits
+
+
+def _fmt(v: float, metric: str, decimals: int | None = None) -> str:
+    return f"{v:.{_decimals(v, metric) if decimals is None else decimals}f}"
+
+
+def _fmt_pair(mean: float, std: float, metric: str) -> str:
+    """``mean +- std``, the std with the mean's decimals."""
+    d = _decimals(mean, metric)
+    return f"{_fmt(mean, metric, d)} +- {_fmt(std, metric, d)}"
 
 
 def _target_lines(table, stats, published, task_of) -> list[str]:
@@ -104,9 +120,10 @@ def _target_lines(table, stats, published, task_of) -> list[str]:
                 if pub is None:
                     continue
                 met = ours >= pub if hib else ours <= pub
+                metric = stats[(model, dataset)]["metric"]
                 lines.append(
-                    f"| {model} at least as good as published | {dataset} | {_fmt(ours, stats[(model, dataset)]['metric'])} "
-                    f"vs paper {_fmt(pub, stats[(model, dataset)]['metric'])} | {'met' if met else '**not met**'} |"
+                    f"| {model} at least as good as published | {dataset} | {_fmt(ours, metric)} "
+                    f"vs paper {_fmt(pub, metric)} | {'met' if met else '**not met**'} |"
                 )
             else:
                 for other in t["others"]:
@@ -164,11 +181,29 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         "value in parentheses. `missing` = not run here (dataset not on disk, or the sweep did not reach it).",
         "",
     ]
-    machines = sorted({(r["machine"]["cpu"], r["machine"].get("gpu") or r["machine"]["device"], r["machine"]["torch_threads"]) for runs in results.values() for r in runs})
-    commits = sorted({(r["git"]["commit"] or "unknown")[:10] + ("+dirty" if r["git"].get("dirty") else "") for runs in results.values() for r in runs})
+    machines = sorted(
+        {
+            (r["machine"]["cpu"], r["machine"].get("gpu") or r["machine"]["device"], r["machine"]["torch_threads"])
+            for runs in results.values()
+            for r in runs
+        }
+    )
+    commits = sorted(
+        {
+            (r["git"]["commit"] or "unknown")[:10] + ("+dirty" if r["git"].get("dirty") else "")
+            for runs in results.values()
+            for r in runs
+        }
+    )
     if machines:
-        md.append("Hardware: " + "; ".join(f"{cpu}, device {dev}, {th} torch thread(s)" for cpu, dev, th in machines) + ".")
-        md.append(f"Code: git {', '.join(commits)}; " + ", ".join(f"{k} {v}" for k, v in next(iter(results.values()))[0]["versions"].items() if v) + ".")
+        md.append(
+            "Hardware: " + "; ".join(f"{cpu}, device {dev}, {th} torch thread(s)" for cpu, dev, th in machines) + "."
+        )
+        md.append(
+            f"Code: git {', '.join(commits)}; "
+            + ", ".join(f"{k} {v}" for k, v in next(iter(results.values()))[0]["versions"].items() if v)
+            + "."
+        )
         md.append("")
 
     groups = [(t, [d for d in table.datasets if task_of[d] == t]) for t in ("classification", "regression")]
@@ -178,7 +213,11 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         metric = "accuracy" if task == "classification" else "rmse"
         hib = task == "classification"
         md += [f"## {'Accuracy (higher is better)' if hib else 'RMSE (lower is better)'}", ""]
-        header = ["dataset"] + models + [f"ref: {c}" for c in ref_columns if any(c in published.get(d, {}) for d in datasets)]
+        header = (
+            ["dataset"]
+            + models
+            + [f"ref: {c}" for c in ref_columns if any(c in published.get(d, {}) for d in datasets)]
+        )
         md += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for d in datasets:
             row = [d]
@@ -190,7 +229,7 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
                     row.append(f"missing{pub_s}")
                 else:
                     k = f" [{s['n']}]" if s["n"] < len(prof.seeds) else ""
-                    row.append(f"{_fmt(s['mean'], metric)} +- {_fmt(s['std'], metric)}{k}{pub_s}")
+                    row.append(f"{_fmt_pair(s['mean'], s['std'], metric)}{k}{pub_s}")
             for c in header[1 + len(models) :]:
                 v = published.get(d, {}).get(c[5:])
                 row.append(_fmt(v, metric) if v is not None else "")
@@ -203,17 +242,26 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
             md.append(
                 "| **avg rank** (ours; paper on the same sets) | "
                 + " | ".join(f"{ours[m]['rank']:.2f}" + (f" ({paper[m]['rank']:.2f})" if paper else "") for m in models)
-                + " |" + " |" * (len(header) - 1 - len(models))
+                + " |"
+                + " |" * (len(header) - 1 - len(models))
             )
             md.append(
                 f"| **avg {metric}** | "
-                + " | ".join(f"{_fmt(ours[m]['mean'], metric)}" + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "") for m in models)
-                + " |" + " |" * (len(header) - 1 - len(models))
+                + " | ".join(
+                    f"{_fmt(ours[m]['mean'], metric)}" + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "")
+                    for m in models
+                )
+                + " |"
+                + " |" * (len(header) - 1 - len(models))
             )
             md.append(
                 "| **avg relative difference, Eq. 12** | "
-                + " | ".join(f"{100 * ours[m]['reldiff']:+.1f}%" + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "") for m in models)
-                + " |" + " |" * (len(header) - 1 - len(models))
+                + " | ".join(
+                    f"{100 * ours[m]['reldiff']:+.1f}%" + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "")
+                    for m in models
+                )
+                + " |"
+                + " |" * (len(header) - 1 - len(models))
             )
         md += [
             "",
@@ -223,7 +271,7 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
             "",
         ]
         # parameters and time
-        md += [f"Parameters (ours, median over seeds; paper in parentheses, millions) and mean fit time per seed:", ""]
+        md += ["Parameters (ours, median over seeds; paper in parentheses, millions) and mean fit time per seed:", ""]
         md += ["| dataset | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
         for d in datasets:
             row = [d]
@@ -237,12 +285,30 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
 
     lines = _target_lines(table, stats, published, task_of)
     if lines:
-        md += ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"] + lines + [""]
+        md += (
+            ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
+            + lines
+            + [""]
+        )
 
-    md += ["## Chosen hyperparameters (seed 0 refit)", "", "| model | dataset | search | hyperparameters |", "|---|---|---|---|"]
+    md += [
+        "## Chosen hyperparameters (seed 0 refit)",
+        "",
+        "| model | dataset | search | hyperparameters |",
+        "|---|---|---|---|",
+    ]
     for (m, d), runs in results.items():
         h = runs[0]["hyperparameters"]
-        keys = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio", "attention_kernel_size", "attention_downsample")
+        keys = (
+            "architecture",
+            "d_model",
+            "n_blocks",
+            "alpha",
+            "beta",
+            "attention_ratio",
+            "attention_kernel_size",
+            "attention_downsample",
+        )
         shown = ", ".join(f"{k}={h[k]}" for k in keys if k in h) or ", ".join(f"{k}={v}" for k, v in h.items())
         md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
     md.append("")
@@ -265,30 +331,52 @@ def _figure(table, profile, stats, published, task_of, path: Path) -> None:
 
     models = list(table.models)
     datasets = [d for d in table.datasets if any((m, d) in stats for m in models)]
-    fig, axes = plt.subplots(1, len(datasets), figsize=(max(4.0, 2.6 * len(datasets)), 3.4), squeeze=False)
-    colors = plt.get_cmap("tab10")
-    for ax, d in zip(axes[0], datasets):
-        x = np.arange(len(models))
+    ncols = min(4, len(datasets))
+    nrows = -(-len(datasets) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(max(6.0, 2.9 * ncols), 0.6 + 2.9 * nrows), squeeze=False)
+    x = np.arange(len(models))
+    labelled = set()
+
+    def label(name):
+        if name in labelled:
+            return None
+        labelled.add(name)
+        return name
+
+    for k, d in enumerate(datasets):
+        ax = axes[k // ncols][k % ncols]
         for i, m in enumerate(models):
             s = stats.get((m, d))
             if s is not None:
-                ax.bar(i, s["mean"], yerr=s["std"], color=colors(i % 10), capsize=2, label=m if d == datasets[0] else None)
+                ax.errorbar(
+                    i,
+                    s["mean"],
+                    yerr=s["std"],
+                    fmt="o",
+                    color="tab:blue",
+                    ms=4,
+                    capsize=3,
+                    label=label("ours (mean +- std)"),
+                )
             pub = published.get(d, {}).get(m)
             if pub is not None:
-                ax.plot(i, pub, marker="_", color="black", markersize=14, mew=2, label="paper" if (d == datasets[0] and i == 0) else None)
+                ax.plot(i, pub, "x", color="black", ms=6, label=label("published"))
         ax.set_title(d, fontsize=9)
         ax.set_xticks(x)
-        ax.set_xticklabels([m[:12] for m in models], rotation=70, fontsize=7)
+        ax.set_xticklabels([m[:14] for m in models], rotation=60, ha="right", fontsize=7)
         ax.set_ylabel("accuracy" if task_of[d] == "classification" else "RMSE", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    for k in range(len(datasets), nrows * ncols):
+        axes[k // ncols][k % ncols].axis("off")
+    fig.suptitle(f"{table.title} ({profile} profile)", fontsize=9)
     handles, labels = [], []
-    for ax in axes[0]:
+    for ax in axes.flat:
         h, lab = ax.get_legend_handles_labels()
         handles += h
         labels += lab
     if handles:
-        fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 8), fontsize=7, frameon=False)
-    fig.suptitle(f"{table.title} ({profile}): bars = ours (mean +- std), black ticks = published", fontsize=8, y=0.02)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.9))
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
     fig.savefig(path, dpi=80)
     plt.close(fig)

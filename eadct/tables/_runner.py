@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from datetime import datetime, timezone
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
@@ -76,7 +77,9 @@ def result_path(out_dir, table: TableConfig, model: str, dataset: str, profile: 
 
 
 # ----------------------------------------------------------------------------------------------- metadata
+@lru_cache(maxsize=1)
 def _git_commit() -> dict:
+    """Commit of the code this process runs (read once, when the sweep starts)."""
     root = Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(
@@ -237,7 +240,7 @@ def candidates(table: TableConfig, spec: ModelSpec, profile: Profile) -> list[di
     first = _default_params(names)
     if not names or profile.search == "none":
         return [first]
-    grid = [dict(zip(names, values)) for values in itertools.product(*(table.space[n] for n in names))]
+    grid = [dict(zip(names, values, strict=True)) for values in itertools.product(*(table.space[n] for n in names))]
     rng = np.random.RandomState(profile.search_seed)
     order = rng.permutation(len(grid))
     out = [first]
@@ -361,9 +364,7 @@ def _fit_minirocket(data: Data, seed: int):
     try:
         import numba  # noqa: F401 - sktime's MiniRocket needs it and does not install it
     except ImportError:
-        raise ImportError(
-            "MiniRocket needs numba: pip install 'eadct[bench]' (or pip install numba)."
-        ) from None
+        raise ImportError("MiniRocket needs numba: pip install 'eadct[bench]' (or pip install numba).") from None
     from sklearn.linear_model import RidgeClassifierCV, RidgeCV
     from sklearn.preprocessing import StandardScaler
     from sktime.transformations.panel.rocket import MiniRocketMultivariate
@@ -372,8 +373,10 @@ def _fit_minirocket(data: Data, seed: int):
     X_te = _as_equal_array(data.X_test)
     if X_te.shape[2] != X_tr.shape[2]:  # pad/cut TEST to the TRAIN length
         n = X_tr.shape[2]
-        X_te = X_te[:, :, :n] if X_te.shape[2] > n else np.concatenate(
-            [X_te, np.repeat(X_te[:, :, -1:], n - X_te.shape[2], axis=2)], axis=2
+        X_te = (
+            X_te[:, :, :n]
+            if X_te.shape[2] > n
+            else np.concatenate([X_te, np.repeat(X_te[:, :, -1:], n - X_te.shape[2], axis=2)], axis=2)
         )
     alphas = np.logspace(-3, 3, 10)
     ridge = RidgeClassifierCV(alphas=alphas) if data.task == "classification" else RidgeCV(alphas=alphas)
@@ -456,7 +459,7 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(device),
         "versions": _versions(),
-        "git": _git_commit(),
+        "git": dict(_git_commit()),
         "data_file": data.path,
         "command": command,
     }
@@ -478,6 +481,7 @@ def run_table(
 ) -> dict:
     """Run every missing unit of ``table`` under ``profile_name``; returns counts of run / skipped / missing."""
     profile = table.profile(profile_name)
+    _git_commit()  # the commit of the code that runs, before anything could move HEAD
     datasets = list(datasets or table.datasets)
     models = list(models or table.models)
     seeds = list(profile.seeds if seeds is None else seeds)
@@ -506,8 +510,10 @@ def run_table(
         if data is None:
             counts["missing_data"] += len(todo)
             k += len(todo)
-            log(f"{table.name}/{profile.name} {dataset}: not found in {list(data_dirs) or 'the default places'}; "
-                f"{len(todo)} unit(s) missing (pass --data-dir or --download)")
+            log(
+                f"{table.name}/{profile.name} {dataset}: not found in {list(data_dirs) or 'the default places'}; "
+                f"{len(todo)} unit(s) missing (pass --data-dir or --download)"
+            )
             continue
         for m, s in todo:
             k += 1

@@ -71,8 +71,10 @@ def main(argv=None) -> int:
             download=args.download,
             command=command,
         )
-        print(f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
-              f"{counts['missing_data']} missing data")
+        print(
+            f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
+            f"{counts['missing_data']} missing data"
+        )
         return 0
     paths = build_report(table, args.profile, args.out, args.report_dir, note=args.note, figure=not args.no_figure)
     for p in paths:
