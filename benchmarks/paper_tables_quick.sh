@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The committed reports in reports/: the quick profile on the 2-core CPU, with the datasets that are on disk.
+# Two lanes of one torch thread each run side by side (they take disjoint datasets, so no unit runs twice);
+# rerunning the script skips every finished unit. Seeds 0 and 1 (add `--seeds 2` runs for the third).
+#   DATA=../shared/datasets bash benchmarks/paper_tables_quick.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA="${DATA:-../shared/datasets}"
+PY="${PYTHON:-.venv/bin/python}"
+R="$PY -W ignore::UserWarning -m eadct.tables run"
+C="--profile quick --seeds ${SEEDS:-0 1} --threads 1 --data-dir $DATA/UEA"
+mkdir -p results/logs
+(
+  $R table2 $C --datasets UWaveGestureLibrary --models EA-DC-Transformer Transformer DC-Transformer
+  $R table4 $C --datasets UWaveGestureLibrary
+  $R table2 $C --datasets UWaveGestureLibrary
+) > results/logs/lane_uwave.log 2>&1 &
+(
+  $R extras $C --data-dir "$DATA/TSER" --models MiniRocket
+  $R table2 $C --datasets JapaneseVowels
+  $R table2 $C --datasets Handwriting --models EA-DC-Transformer Transformer DC-Transformer
+  $R table4 $C --datasets Handwriting
+  $R table2 $C --datasets Handwriting
+  $R extras $C --data-dir "$DATA/TSER" --models EA-DC-Transformer
+  $R extras $C --data-dir "$DATA/TSER" --models Transformer
+) > results/logs/lane_other.log 2>&1 &
+wait
+NOTE="Commands: \`bash benchmarks/paper_tables_quick.sh\` (see the script for the individual \`eadct-tables run\` calls), then \`eadct-tables report <table> --profile quick\`."
+for t in table2 table4 extras; do
+  $PY -m eadct.tables report "$t" --profile quick --note "$NOTE"
+done
