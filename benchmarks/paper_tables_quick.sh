@@ -16,7 +16,7 @@ mkdir -p results/logs
   $R table2 $C --datasets UWaveGestureLibrary
 ) > results/logs/lane_uwave.log 2>&1 &
 (
-  $R extras $C --data-dir "$DATA/TSER" --models MiniRocket
+  $R extras --profile quick --threads 1 --data-dir "$DATA/UEA" --data-dir "$DATA/TSER" --models MiniRocket  # seeds 0-2, seconds each
   $R table2 $C --datasets JapaneseVowels
   $R table2 $C --datasets Handwriting --models EA-DC-Transformer Transformer DC-Transformer
   $R table4 $C --datasets Handwriting
