@@ -14,10 +14,10 @@ mkdir -p results/logs
   $R table2 $C --datasets UWaveGestureLibrary --models EA-DC-Transformer Transformer DC-Transformer
   $R table4 $C --datasets UWaveGestureLibrary
   $R table2 $C --datasets UWaveGestureLibrary
+  $R table2 $C --datasets JapaneseVowels
 ) > results/logs/lane_uwave.log 2>&1 &
 (
   $R extras --profile quick --threads 1 --data-dir "$DATA/UEA" --data-dir "$DATA/TSER" --models MiniRocket  # seeds 0-2, seconds each
-  $R table2 $C --datasets JapaneseVowels
   $R table2 $C --datasets Handwriting --models EA-DC-Transformer Transformer DC-Transformer
   $R table4 $C --datasets Handwriting
   $R table2 $C --datasets Handwriting

@@ -152,12 +152,13 @@ def test_bad_configs_name_the_problem(tmp_path):
 
 def test_candidates_and_rungs():
     t2 = load_table("table2")
-    quick = t2.profile("quick")
-    cands = candidates(t2, t2.models["EA-DC-Transformer"], quick)
-    assert len(cands) == quick.n_candidates and len({json.dumps(c, sort_keys=True) for c in cands}) == len(cands)
+    prof = t2.profile("cpu-search")
+    cands = candidates(t2, t2.models["EA-DC-Transformer"], prof)
+    assert len(cands) == prof.n_candidates and len({json.dumps(c, sort_keys=True) for c in cands}) == len(cands)
     assert cands[0] == {"d_model": 64, "n_blocks": 2, "alpha": 0.5, "beta": 0.3, "attention_ratio": 0.25}  # defaults
-    assert candidates(t2, t2.models["ResNet"], quick) == [{}]
-    assert _rungs(quick, 4) == [(4, 6), (2, 12)]
+    assert candidates(t2, t2.models["ResNet"], prof) == [{}]
+    assert candidates(t2, t2.models["EA-DC-Transformer"], t2.profile("quick")) == [cands[0]]  # quick: no search
+    assert _rungs(prof, 6) == [(6, 15), (3, 45)]
     full = t2.profile("full")
     assert _rungs(full, 48) == [(48, 12), (16, 36), (6, 100), (2, 200)]
 
