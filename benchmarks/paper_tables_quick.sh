@@ -15,14 +15,17 @@ mkdir -p results/logs
   $R table4 $C --datasets UWaveGestureLibrary
   $R table2 $C --datasets UWaveGestureLibrary
   $R table2 $C --datasets JapaneseVowels
+  $R extras $C --data-dir "$DATA/TSER" --models EA-DC-Transformer \
+    --datasets FloodModeling1 Covid3Month Tecator ChilledWaterPredictor BitcoinSentiment CardanoSentiment
 ) > results/logs/lane_uwave.log 2>&1 &
 (
   $R extras --profile quick --threads 1 --data-dir "$DATA/UEA" --data-dir "$DATA/TSER" --models MiniRocket  # seeds 0-2, seconds each
   $R table2 $C --datasets Handwriting --models EA-DC-Transformer Transformer DC-Transformer
   $R table4 $C --datasets Handwriting
   $R table2 $C --datasets Handwriting
-  $R extras $C --data-dir "$DATA/TSER" --models EA-DC-Transformer
-  $R extras $C --data-dir "$DATA/TSER" --models Transformer
+  $R extras $C --data-dir "$DATA/TSER" --models EA-DC-Transformer --datasets ArticularyWordRecognition \
+    AtrialFibrillation BasicMotions ERing Epilepsy FingerMovements Libras StandWalkJump
+  # not run for the committed report (time): $R extras $C --data-dir "$DATA/TSER" --models Transformer
 ) > results/logs/lane_other.log 2>&1 &
 wait
 NOTE="Commands: \`bash benchmarks/paper_tables_quick.sh\` (see the script for the individual \`eadct-tables run\` calls), then \`eadct-tables report <table> --profile quick\`."
