@@ -132,9 +132,11 @@ def _target_lines(table, stats, published, task_of) -> list[str]:
                     theirs = stats[(other, dataset)]["mean"]
                     met = ours > theirs if hib else ours < theirs
                     metric = stats[(model, dataset)]["metric"]
+                    spread = max(stats[(model, dataset)]["std"], stats[(other, dataset)]["std"])
+                    noise = " (difference within the seeds' std)" if abs(ours - theirs) <= spread else ""
                     lines.append(
                         f"| {model} better than our {other} | {dataset} | {_fmt(ours, metric)} vs "
-                        f"{_fmt(theirs, metric)} | {'met' if met else '**not met**'} |"
+                        f"{_fmt(theirs, metric)} | {'met' if met else '**not met**'}{noise} |"
                     )
     return lines
 
