@@ -211,6 +211,14 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert "| NotOnDisk | missing | missing | missing |" in md
     assert "avg rank" in md and "Eq. 12" in md and "+-" in md
     assert "EA-DC-Transformer better than our Transformer" in md
+    # a row that never ran is left out of the summary instead of emptying it
+    import shutil
+
+    for d in ("TinyTabC", "TinyTabR"):
+        shutil.rmtree(result_path(out, table, "Transformer", d, "tiny", 0).parent)
+    md = build_report(table, "tiny", out, tmp_path / "reports2", figure=False)[0].read_text()
+    assert "every model except Transformer (no result at all) has a result: TinyTabC." in md
+    assert "| **avg rank** (ours; paper on the same sets) | not run |" in md
 
 
 def test_rank_and_relative_difference():

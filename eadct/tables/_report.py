@@ -2,7 +2,8 @@
 average rank, the paper's average relative difference (Eq. 12), parameter counts, targets, and a figure.
 
 Cells of units that have not run (a dataset not on disk, a sweep not finished) read "missing", never zero;
-the summary rows use only the datasets where every model has a result.
+the summary rows use only the datasets where every model that ran has a result (a row with no result at
+all reads "not run" there instead of emptying the summary).
 """
 
 from __future__ import annotations
@@ -236,38 +237,48 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
                 v = published.get(d, {}).get(c[5:])
                 row.append(_fmt(v, metric) if v is not None else "")
             md.append("| " + " | ".join(row) + " |")
-        complete = [d for d in datasets if all((m, d) in stats for m in models)]
-        ours = summary({k: v["mean"] for k, v in stats.items()}, models, complete, hib)
-        pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in models)]
-        paper = summary({(m, d): published[d][m] for d in pub_complete for m in models}, models, pub_complete, hib)
+        # A model with no result at all in this block (a row not run) would empty the summary; rank the others.
+        ranked = [m for m in models if any((m, d) in stats for d in datasets)]
+        unranked = [m for m in models if m not in ranked]
+        complete = [d for d in datasets if ranked and all((m, d) in stats for m in ranked)]
+        ours = summary({k: v["mean"] for k, v in stats.items()}, ranked, complete, hib)
+        pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in ranked)]
+        paper = summary({(m, d): published[d][m] for d in pub_complete for m in ranked}, ranked, pub_complete, hib)
+        tail = " |" * (len(header) - 1 - len(models))
+
+        def cells(fmt_one):
+            return " | ".join(fmt_one(m) if m in ranked else "not run" for m in models)
+
         if ours:
             md.append(
                 "| **avg rank** (ours; paper on the same sets) | "
-                + " | ".join(f"{ours[m]['rank']:.2f}" + (f" ({paper[m]['rank']:.2f})" if paper else "") for m in models)
+                + cells(lambda m: f"{ours[m]['rank']:.2f}" + (f" ({paper[m]['rank']:.2f})" if paper else ""))
                 + " |"
-                + " |" * (len(header) - 1 - len(models))
+                + tail
             )
             md.append(
                 f"| **avg {metric}** | "
-                + " | ".join(
-                    f"{_fmt(ours[m]['mean'], metric)}" + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "")
-                    for m in models
+                + cells(
+                    lambda m: f"{_fmt(ours[m]['mean'], metric)}"
+                    + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "")
                 )
                 + " |"
-                + " |" * (len(header) - 1 - len(models))
+                + tail
             )
             md.append(
                 "| **avg relative difference, Eq. 12** | "
-                + " | ".join(
-                    f"{100 * ours[m]['reldiff']:+.1f}%" + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "")
-                    for m in models
+                + cells(
+                    lambda m: f"{100 * ours[m]['reldiff']:+.1f}%"
+                    + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "")
                 )
                 + " |"
-                + " |" * (len(header) - 1 - len(models))
+                + tail
             )
         md += [
             "",
-            f"Summary rows over the {len(complete)} dataset(s) where every model has a result"
+            f"Summary rows over the {len(complete)} dataset(s) where every model"
+            + (f" except {', '.join(unranked)} (no result at all)" if unranked else "")
+            + " has a result"
             + (f": {', '.join(complete)}." if complete else ".")
             + " Eq. 12: r_j = mean over datasets of (score_ij - mean_k score_ik) / mean_k score_ik.",
             "",
