@@ -101,6 +101,14 @@ def _fmt(v: float, metric: str, decimals: int | None = None) -> str:
     return f"{v:.{_decimals(v, metric) if decimals is None else decimals}f}"
 
 
+def _summary_cell(v: float, key: str, metric: str) -> str:
+    if key == "rank":
+        return f"{v:.2f}"
+    if key == "reldiff":
+        return f"{100 * v:+.1f}%"
+    return _fmt(v, metric)
+
+
 def _fmt_pair(mean: float, std: float, metric: str) -> str:
     """``mean +- std``, the std with the mean's decimals."""
     d = _decimals(mean, metric)
@@ -246,34 +254,20 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         paper = summary({(m, d): published[d][m] for d in pub_complete for m in ranked}, ranked, pub_complete, hib)
         tail = " |" * (len(header) - 1 - len(models))
 
-        def cells(fmt_one):
-            return " | ".join(fmt_one(m) if m in ranked else "not run" for m in models)
-
         if ours:
-            md.append(
-                "| **avg rank** (ours; paper on the same sets) | "
-                + cells(lambda m: f"{ours[m]['rank']:.2f}" + (f" ({paper[m]['rank']:.2f})" if paper else ""))
-                + " |"
-                + tail
-            )
-            md.append(
-                f"| **avg {metric}** | "
-                + cells(
-                    lambda m: f"{_fmt(ours[m]['mean'], metric)}"
-                    + (f" ({_fmt(paper[m]['mean'], metric)})" if paper else "")
-                )
-                + " |"
-                + tail
-            )
-            md.append(
-                "| **avg relative difference, Eq. 12** | "
-                + cells(
-                    lambda m: f"{100 * ours[m]['reldiff']:+.1f}%"
-                    + (f" ({100 * paper[m]['reldiff']:+.1f}%)" if paper else "")
-                )
-                + " |"
-                + tail
-            )
+            for label, key in (
+                ("**avg rank** (ours; paper on the same sets)", "rank"),
+                (f"**avg {metric}**", "mean"),
+                ("**avg relative difference, Eq. 12**", "reldiff"),
+            ):
+                row = [label]
+                for m in models:
+                    if m not in ranked:
+                        row.append("not run")
+                        continue
+                    pub_s = f" ({_summary_cell(paper[m][key], key, metric)})" if paper else ""
+                    row.append(_summary_cell(ours[m][key], key, metric) + pub_s)
+                md.append("| " + " | ".join(row) + " |" + tail)
         md += [
             "",
             f"Summary rows over the {len(complete)} dataset(s) where every model"
