@@ -31,8 +31,21 @@ mkdir -p results/logs
       --models EA-DC-Transformer --datasets BasicMotions ERing Libras FingerMovements AtrialFibrillation \
       Epilepsy ArticularyWordRecognition StandWalkJump
   done
-  # not run for the committed report (time): $R extras $C --data-dir "$DATA/TSER" --models Transformer
 ) > results/logs/lane_other.log 2>&1 &
+wait
+# then the extras Transformer row, seed 0 everywhere before seed 1, FloodModeling1 (the longest) in its own lane
+X="--profile quick --threads 1 --data-dir $DATA/UEA --data-dir $DATA/TSER --models Transformer"
+(
+  for seed in 0 1; do
+    $R extras $X --seeds $seed --datasets BitcoinSentiment CardanoSentiment FloodModeling1
+  done
+) > results/logs/lane_T_A.log 2>&1 &
+(
+  for seed in 0 1; do
+    $R extras $X --seeds $seed --datasets BasicMotions ERing Libras FingerMovements AtrialFibrillation Covid3Month \
+      Tecator Epilepsy ArticularyWordRecognition StandWalkJump ChilledWaterPredictor
+  done
+) > results/logs/lane_T_B.log 2>&1 &
 wait
 NOTE="Commands: \`bash benchmarks/paper_tables_quick.sh\` (see the script for the individual \`eadct-tables run\` calls), then \`eadct-tables report <table> --profile quick\`."
 for t in table2 table4 extras; do
