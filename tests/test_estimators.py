@@ -116,6 +116,21 @@ def test_longer_series_at_predict_warn_and_work(fitted_classifier):
         assert fitted_classifier.predict(X).shape == (4,)
 
 
+def test_flatten_pooling_ties_the_model_to_the_training_length():
+    X, y, _ = make_unequal(lengths=(6, 20))
+    n = max(x.shape[1] for x in X)
+    clf = EADCTClassifier(**{**TINY, "pooling": "flatten"}).fit(X, y)
+    assert clf.network_.task_head(torch.zeros(1, n * TINY["d_model"])).shape == (1, 2)
+    # padding is zeroed before flattening: a short series predicts the same alone and inside a batch
+    short = np.random.default_rng(5).normal(size=(2, 7))
+    longer = [np.random.default_rng(i).normal(size=(2, n - 1)) for i in range(3)]
+    np.testing.assert_allclose(clf.predict_proba(longer + [short])[3], clf.predict_proba([short])[0], atol=1e-6)
+    with pytest.raises(ValueError, match=r"pooling='flatten' on series of at most \d+ steps.*pooling='mean'"):
+        clf.predict([np.zeros((2, n + 1))])
+    rep = EADCTRepresentation(**{**TINY_REPR, "pooling": "flatten"}).fit(X)
+    assert rep.transform(X).shape == (len(X), n * TINY["d_model"])
+
+
 def test_univariate_2d_input():
     X, y = make_panel(channels=1)
     clf = EADCTClassifier(**TINY).fit(X[:, 0], y)

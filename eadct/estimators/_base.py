@@ -110,7 +110,7 @@ class EADCTBase(BaseEstimator):
             lambda v: v is None or (isinstance(v, numbers.Real) and v > 0),
             "None or a positive number",
         )
-        need("pooling", lambda v: v in ("mean", "max"), "'mean' or 'max'")
+        need("pooling", lambda v: v in ("mean", "max", "flatten"), "'mean', 'max' or 'flatten'")
         need("missing_values", lambda v: v in ("raise", "interpolate"), "'raise' or 'interpolate'")
         need("precision", lambda v: v in PRECISIONS, f"one of {sorted(PRECISIONS)}")
         need("memory_guard", lambda v: v in MEMORY_GUARDS, f"one of {sorted(MEMORY_GUARDS)}")
@@ -195,6 +195,8 @@ class EADCTBase(BaseEstimator):
         weights, and the measured benchmarks (docs/benchmarks.md) depend on it.
         """
         width = ResNetEncoder.WIDTH if self.architecture == "resnet" else self.d_model
+        if self.pooling == "flatten":
+            width *= max_len
         head = None
         if self._task == "classification":
             head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
@@ -208,7 +210,7 @@ class EADCTBase(BaseEstimator):
             encoder = EADCTEncoder(
                 EncoderConfig(n_channels=n_channels, max_len=max_len, **self._encoder_settings(plan))
             )
-        return SeriesNetwork(encoder, n_channels, head, self.pooling)
+        return SeriesNetwork(encoder, n_channels, head, self.pooling, max_len if self.pooling == "flatten" else None)
 
     def _fingerprint(self, panel: Panel, targets, extra: Panel | None) -> str:
         params = {k: repr(v) for k, v in self.get_params().items() if k not in ("verbose", "checkpoint_path", "device")}
@@ -421,6 +423,13 @@ class EADCTBase(BaseEstimator):
     def _forward(self, X, method: str = "forward") -> np.ndarray:
         check_is_fitted(self, "network_")
         panel = self._panel(X, fitting=False)
+        if panel.lengths.max() > self.n_timepoints_ and self.pooling == "flatten":
+            raise ValueError(
+                f"X has series of up to {int(panel.lengths.max())} steps, but this model was fitted with "
+                f"pooling='flatten' on series of at most {self.n_timepoints_} steps (its head reads exactly "
+                f"{self.n_timepoints_} steps). Crop or resample X to {self.n_timepoints_} steps, or refit with "
+                "pooling='mean' (any length)."
+            )
         if panel.lengths.max() > self.n_timepoints_:
             warnings.warn(
                 f"X has series of up to {int(panel.lengths.max())} steps, longer than the longest seen in "

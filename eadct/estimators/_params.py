@@ -40,8 +40,11 @@ ARCHITECTURE_DOC = """\
         Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the
         result back to N steps, as the authors' code does for long series; the convolution branch keeps
         full resolution. 1 = off.
-    pooling : {"mean", "max"}, default="mean"
-        Pooling of the step representations into one vector per series.
+    pooling : {"mean", "max", "flatten"}, default="mean"
+        Pooling of the step representations into one vector per series over its valid steps.
+        ``"flatten"`` is TST's head input: the N x d step representations of the longest training series
+        length N, concatenated (shorter series are zero-padded); the model then accepts series of at most N
+        steps, and ``transform`` returns N * d features.
 """
 
 TRAINING_DOC = """\

@@ -129,8 +129,14 @@ class EADCTEncoder(nn.Module):
         return (h, chain) if return_logits else h
 
 
-def pool_steps(h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean") -> torch.Tensor:
-    """Pool ``(B, N, d)`` over valid steps into ``(B, d)`` (``"mean"`` or ``"max"``)."""
+def pool_steps(
+    h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean", n_steps: int | None = None
+) -> torch.Tensor:
+    """Pool ``(B, N, d)`` over valid steps into ``(B, d)`` (``"mean"`` or ``"max"``), or flatten it.
+
+    ``"flatten"`` (TST's head input) zeroes the padded steps, right-pads with zeros to ``n_steps`` and
+    returns ``(B, n_steps * d)``; it ties the model to series of at most ``n_steps`` steps.
+    """
     if how == "mean":
         if valid is None:
             return h.mean(dim=1)
@@ -140,4 +146,17 @@ def pool_steps(h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean") -
         if valid is None:
             return h.amax(dim=1)
         return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
-    raise ValueError(f"pooling must be 'mean' or 'max', got {how!r}")
+    if how == "flatten":
+        if n_steps is None:
+            raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
+        if h.shape[1] > n_steps:
+            raise ValueError(
+                f"pooling='flatten' was fitted on series of at most {n_steps} steps and got {h.shape[1]}; "
+                "crop or resample the series to the training length, or fit with pooling='mean'."
+            )
+        if valid is not None:
+            h = h * valid.unsqueeze(-1).to(h.dtype)
+        if h.shape[1] < n_steps:
+            h = torch.nn.functional.pad(h, (0, 0, 0, n_steps - h.shape[1]))
+        return h.reshape(h.shape[0], -1)
+    raise ValueError(f"pooling must be 'mean', 'max' or 'flatten', got {how!r}")

@@ -20,25 +20,36 @@ class SeriesNetwork(nn.Module):
     n_channels : int
         C, for the reconstruction head.
     task_head : nn.Module or None
-        Maps the pooled ``(B, d)`` representation to outputs.
+        Maps the pooled ``(B, d)`` representation (``(B, n_steps * d)`` when flattened) to outputs.
     pooling : str
-        ``"mean"`` or ``"max"`` over valid steps.
+        ``"mean"`` or ``"max"`` over valid steps, or ``"flatten"`` (TST's head: all steps, zero-padded to
+        ``n_steps``).
+    n_steps : int or None
+        The series length a flattening head is built for (the longest training series).
     """
 
-    def __init__(self, encoder: nn.Module, n_channels: int, task_head: nn.Module | None = None, pooling: str = "mean"):
+    def __init__(
+        self,
+        encoder: nn.Module,
+        n_channels: int,
+        task_head: nn.Module | None = None,
+        pooling: str = "mean",
+        n_steps: int | None = None,
+    ):
         super().__init__()
         self.encoder = encoder
         self.reconstruction_head = ReconstructionHead(encoder.d_model, n_channels)
         self.task_head = task_head
         self.pooling = pooling
+        self.n_steps = n_steps
 
     def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
         return self.reconstruction_head(self.encoder(x, valid))
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
-        """``(B, N, C)`` -> pooled representation Z ``(B, d)``."""
-        return pool_steps(self.encoder(x, valid), valid, self.pooling)
+        """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
+        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps)
 
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> task outputs ``(B, n_out)``."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -53,7 +53,8 @@ class ModelSpec:
     architecture: str | None = "ea-dc-transformer"
     params: dict = field(default_factory=dict)
     search: tuple[str, ...] = ()
-    inherit: str | None = None  # take the hyperparameters chosen for this model, then apply ``params``
+    # take the hyperparameters chosen for this model and its fixed params, then apply ``params``
+    inherit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,9 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
                 f"{where}: model {spec.name!r} inherits {spec.inherit!r}, which must be a model of this table "
                 "that does not inherit itself."
             )
+    for name, spec in list(models.items()):  # a variant is its base with one component changed
+        if spec.inherit is not None:
+            models[name] = replace(spec, params={**models[spec.inherit].params, **spec.params})
     targets = tuple(raw.get("targets", ()))
     for t in targets:
         if t.get("kind") not in TARGET_KINDS or t.get("model") not in models:
