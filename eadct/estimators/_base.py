@@ -423,18 +423,18 @@ class EADCTBase(BaseEstimator):
     def _forward(self, X, method: str = "forward") -> np.ndarray:
         check_is_fitted(self, "network_")
         panel = self._panel(X, fitting=False)
-        if panel.lengths.max() > self.n_timepoints_ and self.pooling == "flatten":
-            raise ValueError(
-                f"X has series of up to {int(panel.lengths.max())} steps, but this model was fitted with "
-                f"pooling='flatten' on series of at most {self.n_timepoints_} steps (its head reads exactly "
-                f"{self.n_timepoints_} steps). Crop or resample X to {self.n_timepoints_} steps, or refit with "
-                "pooling='mean' (any length)."
-            )
         if panel.lengths.max() > self.n_timepoints_:
+            flat = self.pooling == "flatten"
             warnings.warn(
                 f"X has series of up to {int(panel.lengths.max())} steps, longer than the longest seen in "
                 f"fit ({self.n_timepoints_}); positions past {self.n_timepoints_} reuse the last learned "
-                "positional embedding.",
+                "positional embedding"
+                + (
+                    f", and the flattening head (pooling='flatten') reads only the first {self.n_timepoints_} "
+                    "steps. Crop or resample X to the training length, or fit with pooling='mean'."
+                    if flat
+                    else "."
+                ),
                 UserWarning,
                 stacklevel=3,
             )

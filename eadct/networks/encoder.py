@@ -134,8 +134,8 @@ def pool_steps(
 ) -> torch.Tensor:
     """Pool ``(B, N, d)`` over valid steps into ``(B, d)`` (``"mean"`` or ``"max"``), or flatten it.
 
-    ``"flatten"`` (TST's head input) zeroes the padded steps, right-pads with zeros to ``n_steps`` and
-    returns ``(B, n_steps * d)``; it ties the model to series of at most ``n_steps`` steps.
+    ``"flatten"`` (TST's head input) zeroes the padded steps, right-pads with zeros to ``n_steps`` (or keeps
+    the first ``n_steps`` steps of longer series) and returns ``(B, n_steps * d)``.
     """
     if how == "mean":
         if valid is None:
@@ -150,10 +150,7 @@ def pool_steps(
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
         if h.shape[1] > n_steps:
-            raise ValueError(
-                f"pooling='flatten' was fitted on series of at most {n_steps} steps and got {h.shape[1]}; "
-                "crop or resample the series to the training length, or fit with pooling='mean'."
-            )
+            h, valid = h[:, :n_steps], None if valid is None else valid[:, :n_steps]
         if valid is not None:
             h = h * valid.unsqueeze(-1).to(h.dtype)
         if h.shape[1] < n_steps:
