@@ -188,7 +188,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         md += [note.strip(), ""]
     md += [
         f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
-        "sample std over the seeds that finished (their number in brackets when fewer), with the published "
+        "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
+        "with the published "
         "value in parentheses. `missing` = not run here (dataset not on disk, or the sweep did not reach it).",
         "",
     ]
@@ -240,7 +241,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
                     row.append(f"missing{pub_s}")
                 else:
                     k = f" [{s['n']}]" if s["n"] < len(prof.seeds) else ""
-                    row.append(f"{_fmt_pair(s['mean'], s['std'], metric)}{k}{pub_s}")
+                    cell = _fmt_pair(s["mean"], s["std"], metric) if s["n"] > 1 else _fmt(s["mean"], metric)
+                    row.append(f"{cell}{k}{pub_s}")
             for c in header[1 + len(models) :]:
                 v = published.get(d, {}).get(c[5:])
                 row.append(_fmt(v, metric) if v is not None else "")
