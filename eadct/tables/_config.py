@@ -22,8 +22,8 @@ CONFIG_PACKAGE = "eadct.tables.configs"
 SEARCH_KINDS = {"halving", "random", "none"}
 MODEL_KINDS = {"eadct", "minirocket"}
 TARGET_KINDS = {"at_least_published", "better_than"}
-PROFILE_KEYS = {
-    "description",
+# the profile settings that change a result (part of a unit's key), in key order
+RESULT_SETTINGS = (
     "search",
     "n_candidates",
     "eta",
@@ -31,13 +31,11 @@ PROFILE_KEYS = {
     "pretrain_share",
     "search_validation",
     "search_seed",
-    "seeds",
     "max_epochs",
     "pretrain_epochs",
     "n_iter_no_change",
-    "params",
-    "dataset_params",
-}
+)
+PROFILE_KEYS = {"description", "seeds", "params", "dataset_params", *RESULT_SETTINGS}
 
 
 class TableConfigError(ValueError):
@@ -77,21 +75,7 @@ class Profile:
 
     def settings(self, dataset: str) -> dict:
         """Everything of the profile that changes a result on ``dataset`` (part of a unit's key)."""
-        out = {
-            k: getattr(self, k)
-            for k in (
-                "search",
-                "n_candidates",
-                "eta",
-                "search_epochs",
-                "pretrain_share",
-                "search_validation",
-                "search_seed",
-                "max_epochs",
-                "pretrain_epochs",
-                "n_iter_no_change",
-            )
-        }
+        out = {k: getattr(self, k) for k in RESULT_SETTINGS}
         out["search_epochs"] = list(out["search_epochs"])
         out["params"] = {**self.params, **self.dataset_params.get(dataset, {})}
         return out
