@@ -4,7 +4,8 @@
 # rerunning the script skips every finished unit, and a killed run resumes where it stopped.
 #   DATA=../shared/datasets bash benchmarks/paper_tables_quick.sh
 # Coverage of the committed reports: Tables 2 and 4, seeds 0-2; extras EA-DC-Transformer seeds 0-1,
-# MiniRocket seeds 0-2, Transformer seeds 0-1. Units do not depend on the order they run in.
+# MiniRocket seeds 0-2, Transformer seeds 0-1; heads (flattening head) seeds 0-1 on 11 of the 14 extras.
+# Units do not depend on the order they run in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA="${DATA:-../shared/datasets}"
@@ -31,7 +32,12 @@ mkdir -p results/logs
     AtrialFibrillation Covid3Month Tecator Epilepsy ArticularyWordRecognition StandWalkJump ChilledWaterPredictor
 ) > results/logs/lane_2.log 2>&1 &
 wait
+$R heads $X --seeds 0 1 --models "EA-DC-Transformer (flatten)" --datasets ERing Libras FingerMovements BasicMotions Epilepsy \
+  AtrialFibrillation > results/logs/lane_h1.log 2>&1 &
+$R heads $X --seeds 0 1 --models "EA-DC-Transformer (flatten)" --datasets Tecator Covid3Month BitcoinSentiment ChilledWaterPredictor \
+  CardanoSentiment > results/logs/lane_h2.log 2>&1 &
+wait
 NOTE="Commands: \`bash benchmarks/paper_tables_quick.sh\` (see the script for the individual \`eadct-tables run\` calls), then \`eadct-tables report <table> --profile quick\`."
-for t in table2 table4 extras; do
+for t in table2 table4 extras heads; do
   $PY -m eadct.tables report "$t" --profile quick --note "$NOTE"
 done
