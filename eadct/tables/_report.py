@@ -189,8 +189,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
     md += [
         f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
         "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
-        "with the published "
-        "value in parentheses. `missing` = not run here (dataset not on disk, or the sweep did not reach it).",
+        "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
+        "did not reach it).",
         "",
     ]
     machines = sorted(
