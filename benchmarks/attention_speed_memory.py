@@ -32,7 +32,7 @@ import time
 import torch
 from torch import nn
 
-VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "torch-fused")
+VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused")
 
 
 def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
@@ -41,7 +41,7 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
     if variant == "torch-fused":
         layer = nn.TransformerEncoderLayer(d_model, n_heads, dim_feedforward=256, dropout=0.0, batch_first=True)
         return nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
-    alpha, beta = (0.0, 0.0) if variant == "plain" else (0.5, 0.3)
+    alpha, beta = (0.0, 0.0) if variant.startswith("plain") else (0.5, 0.3)
     cfg = EncoderConfig(
         n_channels=d_model,
         max_len=length,
@@ -52,7 +52,7 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
         beta=beta,
         dropout=0.1,
         norm="layer",
-        checkpoint_attention=variant == "evolving+ckpt",
+        checkpoint_attention=variant.endswith("+ckpt"),
         attention_downsample=4 if variant == "evolving+ds4" else 1,
         fast_plain_attention=False,  # "plain" is the materialised reference
     )
@@ -88,7 +88,6 @@ def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device)
     else:
         base = _rss_now()  # before the first step: the peak RSS below is this process' own growth
     step()  # warm-up (allocator, kernels); on CPU the peak covers it too (same shapes)
-    infer()
     sync()
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
@@ -100,6 +99,7 @@ def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device)
         sync()
         times.append(time.perf_counter() - tic)
     peak_train = (torch.cuda.max_memory_allocated() - base) if device.type == "cuda" else _peak_rss() - base
+    infer()  # warm-up, after the training peak is read (peak RSS only grows)
     infer_times = []
     for _ in range(repeats):
         sync()
@@ -131,8 +131,8 @@ def estimate_gb(variant, length, batch, d_model, n_heads, n_layers) -> float:
             d_model,
             n_heads,
             n_layers,
-            evolving=variant != "plain",
-            checkpoint=variant == "evolving+ckpt",
+            evolving=not variant.startswith("plain"),
+            checkpoint=variant.endswith("+ckpt"),
             downsample=4 if variant == "evolving+ds4" else 1,
         )
         / 2**30

@@ -164,13 +164,21 @@ def _grads(module):
     return {n: p.grad.clone() for n, p in module.named_parameters() if p.grad is not None}
 
 
+@pytest.mark.parametrize("block", [None, 2 * 24 * 5])  # one block per batch chunk; blocks of 5 rows
 @pytest.mark.parametrize("padded", [False, True])
-def test_checkpointing_gives_same_outputs_and_gradients(padded):
-    plain, ckpt = encoder(dropout=0.0), encoder(dropout=0.0, checkpoint_attention=True)
+def test_checkpointing_gives_same_outputs_and_gradients(padded, block, monkeypatch):
+    from eadct.networks import attention
+
+    if block:
+        monkeypatch.setattr(attention, "CHUNK_ELEMENTS", block)
+    # float64: the loss's gradients span 1e-5 to 1e2, and float32 rounding of a different summation order
+    # (per block) would need a loose tolerance
+    plain = encoder(dropout=0.0, checkpoint_attention=False).double()
+    ckpt = encoder(dropout=0.0, checkpoint_attention=True).double()
     ckpt.load_state_dict(plain.state_dict())
     plain.train()
     ckpt.train()
-    x = torch.randn(3, 24, 3)
+    x = torch.randn(3, 24, 3, dtype=torch.float64)
     valid = None
     if padded:
         valid = torch.ones(3, 24, dtype=torch.bool)
@@ -186,7 +194,8 @@ def test_checkpointing_gives_same_outputs_and_gradients(padded):
 
 
 def test_checkpointing_with_dropout_replays_the_same_masks():
-    plain, ckpt = encoder(), encoder(checkpoint_attention=True)
+    # one block per layer here, so the blocked path draws the same masks as the stored one
+    plain, ckpt = encoder(checkpoint_attention=False), encoder(checkpoint_attention=True)
     ckpt.load_state_dict(plain.state_dict())
     x = torch.randn(2, 24, 3)
     grads = []
@@ -233,3 +242,97 @@ def test_baseline_encoders_are_padding_invariant(kind):
     out = enc(x, valid)
     assert out.shape == (3, 20, 16) and torch.all(out[0, 9:] == 0)
     torch.testing.assert_close(out[0, :9], enc(x[:1, :9])[0], atol=1e-5, rtol=1e-5)
+
+
+def _map_inputs(b=3, heads=4, m=23, d_head=5):
+    torch.manual_seed(0)
+    shapes = [(b, heads, m, d_head)] * 3 + [(b, heads, m, m), (heads, heads, 3, 3), (heads,)]
+    return [torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in shapes]
+
+
+@pytest.mark.parametrize("halo", [0, 1])
+def test_evolve_maps_backward_is_the_derivative(halo):
+    from eadct.networks.attention import evolve_maps
+
+    x, w, b = _map_inputs(b=2, heads=2, m=9)[3:]
+    ref = lambda x, w, b: torch.lerp(  # noqa: E731
+        x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3
+    )
+    torch.testing.assert_close(evolve_maps(x, w, b, 0.3, halo), ref(x, w, b))
+    assert torch.autograd.gradcheck(lambda x, w, b: evolve_maps(x, w, b, 0.3, halo), (x, w, b))
+
+
+@pytest.mark.parametrize("elements", [None, 4 * 23 * 23 * 2, 4 * 23 * 7, 1])  # 1, 2, 15 and 69 blocks
+@pytest.mark.parametrize("padded", [False, True])
+def test_blocked_map_path_matches_the_full_path(elements, padded):
+    from eadct.networks.attention import _map_block, chunked_map_path
+
+    q, k, v, prev, w, b = _map_inputs()
+    valid = None
+    if padded:
+        valid = torch.ones(3, 23, dtype=torch.bool)
+        valid[1, 15:] = False
+    h1, l1 = _map_block(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True)
+    h2, l2 = chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True, True, elements)
+    torch.testing.assert_close(torch.nan_to_num(h2), torch.nan_to_num(h1))
+    torch.testing.assert_close(l2, l1)
+    gh, gl = torch.randn_like(h1), torch.randn_like(l1)
+    if padded:
+        gh = gh * valid[:, None, :, None]  # padded query rows have no defined output
+    leaves = (q, k, v, prev, w, b)
+    for g1, g2 in zip(torch.autograd.grad([h1, l1], leaves, [gh, gl]), torch.autograd.grad([h2, l2], leaves, [gh, gl])):
+        torch.testing.assert_close(g2, g1)
+
+
+def test_blocked_map_path_backward_is_the_derivative_with_dropout():
+    from eadct.networks.attention import chunked_map_path
+
+    valid = torch.ones(2, 9, dtype=torch.bool)
+    valid[1, 6:] = False
+
+    def f(q, k, v, prev, w, b):
+        torch.manual_seed(3)  # the same dropout masks on every call; backward must replay them
+        return chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.2, True, True, 2 * 9 * 4)  # 6 blocks
+
+    assert torch.autograd.gradcheck(f, _map_inputs(b=2, heads=2, m=9, d_head=3), atol=1e-6)
+
+
+def test_blocked_map_path_without_logits_or_convolution():
+    from eadct.networks.attention import _map_block, chunked_map_path
+
+    q, k, v = _map_inputs()[:3]
+    h1, _ = _map_block(q, k, v, None, None, None, None, 0.0, 0.0, 0.0, True)
+    h2, logits = chunked_map_path(q, k, v, None, None, None, None, 0.0, 0.0, 0.0, True, False, 4 * 23 * 5)
+    assert logits is None
+    torch.testing.assert_close(h2, h1)
+    for g1, g2 in zip(torch.autograd.grad(h1.sum(), (q, k, v)), torch.autograd.grad(h2.sum(), (q, k, v))):
+        torch.testing.assert_close(g2, g1)
+
+
+def test_auto_checkpointing_blocks_large_maps_only(monkeypatch):
+    from eadct.networks import attention
+
+    enc = encoder(checkpoint_attention="auto", dropout=0.0).train()
+    x = torch.randn(2, 24, 3)
+
+    def blocked_layers():
+        _, chain = enc(x, return_logits=True)
+        return [type(t.grad_fn).__name__ == "_ChunkedMapsBackward" for t in chain]
+
+    assert blocked_layers() == [False] * 4  # maps of 2 * 2 * 24 * 24 values: stored
+    monkeypatch.setattr(attention, "AUTO_BLOCKED_ELEMENTS", 2 * 2 * 24 * 24)
+    assert blocked_layers() == [True] * 4
+    with pytest.raises(ValueError, match="checkpoint_attention must be True, False or 'auto'"):
+        encoder(checkpoint_attention="yes")
+
+
+def test_inference_runs_in_blocks_with_the_same_result(monkeypatch):
+    from eadct.networks import attention
+
+    enc = encoder(checkpoint_attention=False)
+    x = torch.randn(3, 24, 3)
+    with torch.enable_grad():
+        stored = enc(x).detach()  # with gradients enabled the stored path runs
+    monkeypatch.setattr(attention, "CHUNK_ELEMENTS", 2 * 24 * 4)
+    with torch.no_grad():
+        torch.testing.assert_close(enc(x), stored, atol=1e-5, rtol=1e-5)

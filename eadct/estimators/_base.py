@@ -114,7 +114,11 @@ class EADCTBase(BaseEstimator):
         need("missing_values", lambda v: v in ("raise", "interpolate"), "'raise' or 'interpolate'")
         need("precision", lambda v: v in PRECISIONS, f"one of {sorted(PRECISIONS)}")
         need("memory_guard", lambda v: v in MEMORY_GUARDS, f"one of {sorted(MEMORY_GUARDS)}")
-        need("checkpoint_attention", lambda v: isinstance(v, (bool, np.bool_)), "True or False")
+        need(
+            "checkpoint_attention",
+            lambda v: isinstance(v, (bool, np.bool_)) or (isinstance(v, str) and v == "auto"),
+            "True, False or 'auto'",
+        )
         need("head_hidden_size", lambda v: v is None or pos_int(v), "None or a positive int")
         need(
             "optimizer",
@@ -186,6 +190,8 @@ class EADCTBase(BaseEstimator):
         settings = {k: getattr(self, k) for k in ENCODER_PARAMS}
         settings.update(ARCHITECTURES.get(self.architecture) or {})
         settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
+        if not isinstance(settings["checkpoint_attention"], str):
+            settings["checkpoint_attention"] = bool(settings["checkpoint_attention"])  # np.bool_ from a grid
         return settings
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
@@ -337,7 +343,7 @@ class EADCTBase(BaseEstimator):
             s["n_heads"],
             2 * s["n_blocks"],
             evolving=s["alpha"] > 0 or s["beta"] > 0,
-            checkpoint=bool(s["checkpoint_attention"]),
+            checkpoint=s["checkpoint_attention"],
             downsample=s["attention_downsample"],
             d_attention=d_attention,
             d_ff=s["d_ff"],
@@ -360,7 +366,7 @@ class EADCTBase(BaseEstimator):
         if need <= budget:
             return {}
         candidates = []
-        if not self.checkpoint_attention:
+        if self.checkpoint_attention is not True:
             candidates.append({"checkpoint_attention": True})
         for b in (16, 8, 4, 2, 1):
             if b < batch:

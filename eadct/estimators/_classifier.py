@@ -71,7 +71,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         d_ff=256,
         dropout=0.1,
         norm="batch",
-        checkpoint_attention=False,
+        checkpoint_attention="auto",
         attention_downsample=1,
         pooling="mean",
         head_hidden_size=None,

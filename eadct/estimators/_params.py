@@ -33,9 +33,13 @@ ARCHITECTURE_DOC = """\
         Dropout of the embedding, residual paths, attention weights and head.
     norm : {"batch", "layer"}, default="batch"
         BatchNorm over valid steps (as TST) or LayerNorm.
-    checkpoint_attention : bool, default=False
-        Recompute the attention-map path in backward instead of storing its (B, K, N, N) tensors
-        (slower steps, less memory; see docs/long_series.md for measurements).
+    checkpoint_attention : bool or "auto", default="auto"
+        True: run the attention-map path in blocks of query rows and recompute it block by block in
+        backward instead of storing its (B, K, N, N) tensors (one map per layer stays). False: store
+        them. "auto": blocks where a layer's maps hold at least 2**24 values (e.g. batch 32, 8 heads,
+        N >= 256), where blocking measured both faster and leaner on CPU; stored maps below, where
+        they are faster. Results agree within float tolerance (dropout masks are drawn per block).
+        See docs/long_series.md for measurements.
     attention_downsample : int, default=1
         Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the
         result back to N steps, as the authors' code does for long series; the convolution branch keeps

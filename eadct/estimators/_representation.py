@@ -58,7 +58,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         d_ff=256,
         dropout=0.1,
         norm="batch",
-        checkpoint_attention=False,
+        checkpoint_attention="auto",
         attention_downsample=1,
         pooling="mean",
         max_epochs=100,

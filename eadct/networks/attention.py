@@ -7,7 +7,6 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.utils.checkpoint import checkpoint
 
 
 class EvolvingAttention(nn.Module):
@@ -40,9 +39,12 @@ class EvolvingAttention(nn.Module):
         Dropout on the attention weights.
     evolve : bool
         False for the first layer of the chain.
-    checkpoint_maps : bool
-        Recompute the map path (logits, convolution, softmax, ``A v``) in backward: per layer only
-        the logits passed on stay in memory instead of about six (B, K, N, N) tensors.
+    checkpoint_maps : bool or "auto"
+        True: run the map path (logits, convolution, softmax, ``A v``) in blocks of query rows and
+        recompute it block by block in backward (:func:`chunked_map_path`): per layer only the logits
+        passed on stay in memory instead of about four (B, K, N, N) tensors. False: store them.
+        "auto": True where a layer's maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values. Without
+        gradients (inference) the map path always runs in blocks.
     downsample : int
         Average-pool the tokens by this factor before attention and repeat the output back to N
         steps (maps of ``ceil(N / r)`` squared); every layer of a chain must use the same factor.
@@ -61,7 +63,7 @@ class EvolvingAttention(nn.Module):
         kernel_size: int = 3,
         dropout: float = 0.1,
         evolve: bool = True,
-        checkpoint_maps: bool = False,
+        checkpoint_maps: bool | str = False,
         downsample: int = 1,
         fast_plain: bool = True,
     ):
@@ -131,8 +133,24 @@ class EvolvingAttention(nn.Module):
                 q, k, v, attn_mask=mask, dropout_p=self.dropout.p if self.training else 0.0
             )
             logits = None
-        elif self.checkpoint_maps and self.training and torch.is_grad_enabled():
-            h, logits = checkpoint(self._attend, q, k, v, previous_logits, valid, use_reentrant=False)
+        elif _blocked(self.checkpoint_maps, b * self.n_heads * m * m):
+            if self.alpha > 0 and previous_logits is None:
+                raise ValueError("alpha > 0 needs the previous layer's attention logits")
+            conv = self.map_conv
+            h, logits = chunked_map_path(
+                q,
+                k,
+                v,
+                previous_logits if self.alpha > 0 else None,
+                valid,
+                None if conv is None else conv.weight,
+                None if conv is None else conv.bias,
+                self.alpha,
+                self.beta,
+                self.dropout.p,
+                self.training,
+                need_logits,
+            )
         else:
             h, logits = self._attend(q, k, v, previous_logits, valid)
 
@@ -142,44 +160,309 @@ class EvolvingAttention(nn.Module):
         return self.out(h), logits
 
     def _attend(self, q, k, v, previous_logits, valid):
-        """The map path: ``(B, K, M, d_head)`` q, k, v -> ``A v`` and this layer's logits.
+        """The map path over all rows: ``(B, K, M, d_head)`` q, k, v -> ``A v`` and this layer's logits."""
+        if self.alpha > 0 and previous_logits is None:
+            raise ValueError("alpha > 0 needs the previous layer's attention logits")
+        conv = self.map_conv
+        return _map_block(
+            q,
+            k,
+            v,
+            previous_logits if self.alpha > 0 else None,
+            valid,
+            None if conv is None else conv.weight,
+            None if conv is None else conv.bias,
+            self.alpha,
+            self.beta,
+            self.dropout.p,
+            self.training,
+        )
 
-        Written for few passes over the (B, K, M, M) maps, which dominate time and memory: the
-        1 / sqrt(d_head) scale goes on q, the alpha-mix is fused into the q k^T product (one
-        ``baddbmm``), and the map convolution runs in channels-last layout (about 3x faster on CPU
-        for K = 8 channels than the default layout, copies included).
-        """
-        b, heads, m, d_head = q.shape
-        q = q * (1.0 / math.sqrt(d_head))
-        if self.alpha > 0:
-            if previous_logits is None:
-                raise ValueError("alpha > 0 needs the previous layer's attention logits")
-            # alpha * prev + (1 - alpha) * q k^T, in one product: (B * K, M, M)
-            logits = torch.baddbmm(
-                previous_logits.reshape(b * heads, m, m),
-                q.reshape(b * heads, m, d_head),
-                k.reshape(b * heads, m, d_head).transpose(1, 2),
-                beta=self.alpha,
-                alpha=1.0 - self.alpha,
-            ).view(b, heads, m, m)
-        else:
-            logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (B, K, M, M)
-        if self.map_conv is not None:
-            if valid is not None:
-                # Zero logits where query or key is padded, so the conv sees the same
-                # neighbourhood whatever the padding: (B, 1, M, M).
-                pair = (valid.unsqueeze(2) & valid.unsqueeze(1)).unsqueeze(1)
-                logits = logits.masked_fill(~pair, 0.0)
-            a_in = logits.contiguous(memory_format=torch.channels_last)
-            evolved = F.relu(self.map_conv(a_in), inplace=True)  # conv backward does not need its output
-            # logits (standard layout) and a_in hold the same values; reading the former makes lerp
-            # write a standard-layout result, which saves a separate copy back.
-            logits = torch.lerp(logits, evolved, self.beta)
-        scores = logits
+
+def _map_block(q, k, v, previous, valid, weight, bias, alpha, beta, p_drop, training, rows=None):
+    """The map path for a block of query rows: -> ``A v`` ``(b, K, R, d_head)`` and logits ``(b, K, R, M)``.
+
+    Written for few passes over the (b, K, R, M) maps, which dominate time and memory: the 1 / sqrt(d_head)
+    scale goes on q, the alpha-mix is fused into the q k^T product (one ``baddbmm``), the convolution is
+    :func:`evolve_maps`.
+
+    Parameters
+    ----------
+    q : ``(b, K, R + top + bottom, d_head)``
+        Queries of the block's rows and, with a convolution, of up to ``kernel // 2`` halo rows on
+        either side (the rows the convolution reads).
+    k, v : ``(b, K, M, d_head)``
+    previous : ``(b, K, R + top + bottom, M)`` or None
+        The previous layer's logits on the same rows as ``q``; None when ``alpha == 0``.
+    valid : ``(b, M)`` bool or None
+        Real (unpadded) steps.
+    weight, bias : convolution parameters, or None for no convolution
+    rows : tuple ``(r0, top, bottom)`` or None
+        The block's first row and its halo rows above and below; None: all M rows, no halo.
+    """
+    b, heads, m_q, d_head = q.shape
+    m = k.shape[2]
+    q = q * (1.0 / math.sqrt(d_head))
+    if alpha > 0:
+        # alpha * prev + (1 - alpha) * q k^T, in one product: (b * K, rows, M)
+        logits = torch.baddbmm(
+            previous.reshape(b * heads, m_q, m),
+            q.reshape(b * heads, m_q, d_head),
+            k.reshape(b * heads, m, d_head).transpose(1, 2),
+            beta=alpha,
+            alpha=1.0 - alpha,
+        ).view(b, heads, m_q, m)
+    else:
+        logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
+    r0, top, bottom = (0, 0, 0) if rows is None else rows
+    if weight is not None:
         if valid is not None:
-            scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
-        weights = self.dropout(torch.softmax(scores, dim=-1))
-        return torch.matmul(weights, v), logits  # (B, K, M, d_head), (B, K, M, M)
+            # Zero logits where query or key is padded, so the conv sees the same
+            # neighbourhood whatever the padding: (b, 1, rows, M).
+            query_ok = valid[:, r0 - top : r0 - top + m_q]
+            pair = (query_ok.unsqueeze(2) & valid.unsqueeze(1)).unsqueeze(1)
+            logits = logits.masked_fill(~pair, 0.0)
+        halo = 0
+        if rows is not None:
+            halo = weight.shape[-1] // 2
+            logits = F.pad(logits, (0, 0, halo - top, halo - bottom))  # zero rows beyond the map's edge
+        logits = evolve_maps(logits, weight, bias, beta, halo)
+    scores = logits
+    if valid is not None:
+        scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
+    weights = F.dropout(torch.softmax(scores, dim=-1), p_drop, training)
+    return torch.matmul(weights, v), logits  # (b, K, R, d_head), (b, K, R, M)
+
+
+def evolve_maps(
+    logits: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, beta: float, halo: int = 0
+) -> torch.Tensor:
+    """``(1 - beta) * A + beta * ReLU(Conv2d(A))`` for ``(B, K, R, M)`` logits ``A``, zero "same" padding.
+
+    With ``halo > 0`` (``kernel // 2``) the input carries ``halo`` extra rows above and below (real
+    neighbouring rows, or zeros at the map's edge) and the result has the ``R - 2 halo`` rows between.
+
+    The convolution runs in channels-last layout (about 2x faster on CPU than the default layout for
+    K = 8 channels, the copy included); the result is in the standard layout of ``logits``. In training a
+    custom backward (:class:`_EvolveMaps`) replaces autograd's: it keeps the ReLU backward in one layout (a
+    ReLU backward that mixes layouts ran about 7x slower) and asks the convolution backward for the input
+    and the weight gradients in two calls, which oneDNN runs about 2x faster on CPU than the one joint call
+    autograd makes. Results equal autograd's within float tolerance (tested).
+    """
+    if torch.is_grad_enabled() and (logits.requires_grad or weight.requires_grad):
+        return _EvolveMaps.apply(logits, weight, bias, beta, halo)
+    return _evolve_forward(logits, weight, bias, beta, halo)[0]
+
+
+def _evolve_forward(logits, weight, bias, beta, halo):
+    # The conv runs in the maps' dtype (bf16 under autocast, as autocast would run it).
+    weight = weight.to(logits.dtype)
+    bias = None if bias is None else bias.to(logits.dtype)
+    pad = weight.shape[-1] // 2
+    a_in = logits.contiguous(memory_format=torch.channels_last)
+    evolved = F.conv2d(a_in, weight, bias, padding=(pad - halo, pad)).relu_()
+    # logits (standard layout) and a_in hold the same values; reading the former makes lerp write a
+    # standard-layout result, which saves a copy back.
+    core = logits if halo == 0 else logits[:, :, halo:-halo]
+    return torch.lerp(core, evolved, beta), a_in, evolved, weight
+
+
+class _EvolveMaps(torch.autograd.Function):
+    """Autograd of :func:`evolve_maps`, written for few passes over the maps."""
+
+    @staticmethod
+    def forward(ctx, logits, weight, bias, beta, halo):
+        with torch.autocast(logits.device.type, enabled=False):
+            out, a_in, evolved, weight_used = _evolve_forward(logits, weight, bias, beta, halo)
+        ctx.save_for_backward(a_in, evolved, weight_used)
+        ctx.beta, ctx.halo = beta, halo
+        ctx.has_bias = bias is not None
+        ctx.param_dtype = weight.dtype
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_out):
+        a_in, evolved, weight = ctx.saved_tensors
+        beta, halo = ctx.beta, ctx.halo
+        pad = weight.shape[-1] // 2
+        grad_out = grad_out.to(a_in.dtype)
+        # dL/dE, before the factor beta: the ReLU mask on the incoming gradient, all in channels-last.
+        grad_e = torch.ops.aten.threshold_backward(grad_out.contiguous(memory_format=torch.channels_last), evolved, 0)
+        grad_in = grad_w = grad_b = None
+        conv_args = ([1, 1], [pad - halo, pad], [1, 1], False, [0, 0], 1)
+        if ctx.needs_input_grad[0]:
+            grad_conv = torch.ops.aten.convolution_backward(
+                grad_e, a_in, weight, None, *conv_args, [True, False, False]
+            )[0]
+            if halo == 0:
+                grad_in = torch.lerp(grad_out, grad_conv, beta)  # (1 - beta) g + beta conv^T(g_E)
+            else:
+                grad_in = grad_conv.mul_(beta)
+                grad_in[:, :, halo:-halo].add_(grad_out, alpha=1.0 - beta)
+        if ctx.needs_input_grad[1] or (ctx.has_bias and ctx.needs_input_grad[2]):
+            bias_sizes = [weight.shape[0]] if ctx.has_bias else None
+            _, grad_w, grad_b = torch.ops.aten.convolution_backward(
+                grad_e, a_in, weight, bias_sizes, *conv_args, [False, True, ctx.has_bias]
+            )
+            grad_w = (grad_w * beta).to(ctx.param_dtype)
+            grad_b = (grad_b * beta).to(ctx.param_dtype) if grad_b is not None else None
+        return grad_in, grad_w, grad_b, None, None
+
+
+#: Map size (B * K * M * M values per layer) from which ``checkpoint_attention="auto"`` runs the map path in
+#: blocks: measured on the project's 2-core CPU (benchmarks/attention_speed_memory.py), blocking is slower
+#: below (recomputation, with maps that fit in cache anyway) and faster above (page faults and cache misses
+#: on the stored maps cost more than the recomputation).
+AUTO_BLOCKED_ELEMENTS = 2**24
+
+
+def _blocked(setting, elements: int) -> bool:
+    """Whether the map path runs in blocks: always without gradients, else per ``checkpoint_attention``."""
+    if not torch.is_grad_enabled():
+        return True
+    if setting == "auto":
+        return elements >= AUTO_BLOCKED_ELEMENTS
+    return bool(setting)
+
+
+#: Elements of one (b, K, rows, M) block of the recomputed map path (about 4 MB in float32): small enough
+#: that a block's maps stay in cache, large enough that the Python loop over blocks costs little.
+CHUNK_ELEMENTS = 2**20
+
+
+def _chunks(b: int, heads: int, m: int, halo: int, elements: int):
+    """Blocks ``(b0, b1, r0, r1)`` covering the (b, M) rows, each about ``elements`` map entries."""
+    per_sample = heads * m * m
+    if per_sample <= elements:
+        step = max(1, elements // per_sample)
+        return [(b0, min(b, b0 + step), 0, m) for b0 in range(0, b, step)]
+    rows = max(1, elements // (heads * m) - 2 * halo)
+    return [(b0, b0 + 1, r0, min(m, r0 + rows)) for b0 in range(b) for r0 in range(0, m, rows)]
+
+
+def _block_inputs(q, previous, chunk, halo, m):
+    """Slices of q and previous logits for a block with its halo rows: views, and the halo sizes."""
+    b0, b1, r0, r1 = chunk
+    lo, hi = max(0, r0 - halo), min(m, r1 + halo)
+    prev = None if previous is None else previous[b0:b1, :, lo:hi]
+    return q[b0:b1, :, lo:hi], prev, (r0, r0 - lo, hi - r1)
+
+
+def chunked_map_path(q, k, v, previous, valid, weight, bias, alpha, beta, p_drop, training, need_logits=True,
+                     elements=None):
+    """The map path in blocks of query rows, recomputed block by block in backward.
+
+    Same arguments and results as the full map path (:func:`_map_block` over all rows); ``logits`` is
+    None when ``need_logits`` is False. Activation checkpointing at the granularity of a block: for
+    backward only q, k, v and the previous logits are kept (one map per layer), and the recomputation
+    holds one block's maps at a time instead of a layer's. The convolution of a block reads
+    ``kernel // 2`` halo rows of its neighbours, so results equal the full path within float tolerance
+    (without dropout; with dropout the masks are drawn block by block, from the same distribution, and
+    replayed exactly in backward).
+    """
+    return _ChunkedMaps.apply(
+        q, k, v, previous, valid, weight, bias, (alpha, beta, p_drop, training, need_logits, elements)
+    )
+
+
+def _blocks(q, k, v, previous, valid, weight, settings):
+    """The blocks of the map path in a fixed order: ``(chunk, rows, (q, k, v, previous, valid))`` slices."""
+    b, heads, m, _ = q.shape
+    halo = 0 if weight is None else weight.shape[-1] // 2
+    for chunk in _chunks(b, heads, m, halo, settings[5] or CHUNK_ELEMENTS):
+        b0, b1 = chunk[:2]
+        q_c, prev_c, rows = _block_inputs(q, previous, chunk, halo, m)
+        yield chunk, rows, (q_c, k[b0:b1], v[b0:b1], prev_c, None if valid is None else valid[b0:b1])
+
+
+class _ChunkedMaps(torch.autograd.Function):
+    """Autograd of :func:`chunked_map_path`: forward without a graph, backward recomputes block by block."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, previous, valid, weight, bias, settings):
+        ctx.set_materialize_grads(False)
+        alpha, beta, p_drop, training, need_logits, _ = settings
+        device = q.device.type
+        ctx.autocast = (torch.is_autocast_enabled(device), torch.get_autocast_dtype(device))
+        ctx.rng = _rng_state(q.device)
+        b, heads, m, d_head = q.shape
+        h_all = logits_all = None
+        for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c) in _blocks(
+            q, k, v, previous, valid, weight, settings
+        ):
+            h, logits = _map_block(q_c, k_c, v_c, prev_c, valid_c, weight, bias, alpha, beta, p_drop, training, rows)
+            if h_all is None:
+                h_all = h.new_empty(b, heads, m, d_head)
+                logits_all = logits.new_empty(b, heads, m, m) if need_logits else None
+            h_all[b0:b1, :, r0:r1] = h
+            if need_logits:
+                logits_all[b0:b1, :, r0:r1] = logits
+            del h, logits
+        ctx.save_for_backward(q, k, v, previous, valid, weight, bias)
+        ctx.settings = settings
+        return h_all, logits_all
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_h, grad_logits):
+        q, k, v, previous, valid, weight, bias = ctx.saved_tensors
+        alpha, beta, p_drop, training, _, _ = ctx.settings
+        inputs = (q, k, v, previous, weight, bias)
+        needs = (*ctx.needs_input_grad[:4], *ctx.needs_input_grad[5:7])
+        wants = [t is not None and need for t, need in zip(inputs, needs, strict=True)]
+        grads = [torch.zeros_like(t) if w else None for t, w in zip(inputs, wants, strict=True)]
+        if grad_h is None and grad_logits is None:
+            return (*grads[:4], None, *grads[4:], None)
+        device = q.device
+        enabled, dtype = ctx.autocast
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else [], device_type=device.type):
+            _set_rng_state(device, ctx.rng)  # the same dropout masks as forward, block by block
+            with torch.enable_grad(), torch.autocast(device.type, dtype=dtype, enabled=enabled):
+                for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c) in _blocks(
+                    q, k, v, previous, valid, weight, ctx.settings
+                ):
+                    leaves = [
+                        None if x is None else x.detach().requires_grad_(w)
+                        for x, w in zip((q_c, k_c, v_c, prev_c, weight, bias), wants, strict=True)
+                    ]
+                    h, logits = _map_block(
+                        *leaves[:4], valid_c, *leaves[4:], alpha, beta, p_drop, training, rows
+                    )
+                    outs, outs_grad = [], []
+                    if grad_h is not None:
+                        outs.append(h)
+                        outs_grad.append(grad_h[b0:b1, :, r0:r1])
+                    if grad_logits is not None:
+                        outs.append(logits)
+                        outs_grad.append(grad_logits[b0:b1, :, r0:r1])
+                    idx = [i for i, w in enumerate(wants) if w]
+                    got = torch.autograd.grad(outs, [leaves[i] for i in idx], outs_grad, allow_unused=True)
+                    lo, hi = r0 - rows[1], r1 + rows[2]
+                    for i, g in zip(idx, got, strict=True):
+                        if g is None:
+                            continue
+                        if i in (0, 3):  # q and previous logits: this block's rows with the halo
+                            grads[i][b0:b1, :, lo:hi].add_(g)
+                        elif i in (1, 2):
+                            grads[i][b0:b1].add_(g)
+                        else:
+                            grads[i].add_(g)
+                    del h, logits, outs, outs_grad, got, leaves
+        return (*grads[:4], None, *grads[4:], None)
+
+
+def _rng_state(device: torch.device):
+    if device.type == "cuda":
+        return torch.cuda.get_rng_state(device)
+    return torch.get_rng_state()
+
+
+def _set_rng_state(device: torch.device, state) -> None:
+    if device.type == "cuda":
+        torch.cuda.set_rng_state(state, device)
+    else:
+        torch.set_rng_state(state)
 
 
 def _pool_tokens(x: torch.Tensor, valid: torch.Tensor | None, r: int):

@@ -41,8 +41,11 @@ class EncoderConfig:
         Dropout of the embedding, the residual paths and the attention weights.
     norm : str
         ``"batch"`` (BatchNorm over valid steps, as TST) or ``"layer"``.
-    checkpoint_attention : bool
-        Recompute the attention-map path in backward instead of storing its (B, K, N, N) tensors.
+    checkpoint_attention : bool or "auto"
+        Run the attention-map path in blocks of query rows and recompute it block by block in backward
+        instead of storing its (B, K, N, N) tensors (True); store them (False); or block where a layer's
+        maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values, where blocking is both faster and leaner
+        ("auto").
     attention_downsample : int
         Average-pool the tokens by this factor before attention (maps of (N / r)^2), repeat the
         result back to N steps after; 1 = off. The conv branch always runs at full length.
@@ -64,7 +67,7 @@ class EncoderConfig:
     d_ff: int = 256
     dropout: float = 0.1
     norm: str = "batch"
-    checkpoint_attention: bool = False
+    checkpoint_attention: bool | str = "auto"
     attention_downsample: int = 1
     fast_plain_attention: bool = True
 
@@ -119,6 +122,9 @@ def validate_encoder_config(cfg: dict) -> list[str]:
     ds = cfg.get("attention_downsample", 1)
     if not isinstance(ds, int) or isinstance(ds, bool) or ds < 1:
         problems.append(f"attention_downsample must be an int >= 1, got {ds!r}")
+    ckpt = cfg.get("checkpoint_attention", "auto")
+    if not (isinstance(ckpt, bool) or ckpt == "auto"):
+        problems.append(f"checkpoint_attention must be True, False or 'auto', got {ckpt!r}")
     if cfg["norm"] not in ("batch", "layer"):
         problems.append(f"norm must be 'batch' or 'layer', got {cfg['norm']!r}")
     if problems:

@@ -1,11 +1,13 @@
 """Peak-memory estimates of the EA-DC-Transformer, and the memory a device has free.
 
-The (B, K, M, M) attention maps dominate: M = ceil(N / attention_downsample). Per layer, training keeps
-for backward about 4.25 maps in float32 when the map evolves (the conv input, the ReLU output, the softmax
-output, the dropout output and its 1-byte mask) and 2.25 for plain attention (softmax output, dropout
-output and mask); backward adds a few maps of gradients at a time. Activation checkpointing keeps one map
-per layer (the logits handed on) and recomputes one layer at a time. The coefficients are checked against
-measurements by ``benchmarks/attention_speed_memory.py`` (its "estimate" column).
+The (B, K, M, M) attention maps dominate: M = ceil(N / attention_downsample). Per layer, training with stored
+maps keeps for backward about 4.25 maps in float32 when the map evolves (the conv input, the ReLU output, the
+softmax output, the dropout output and its 1-byte mask) and 2.25 for plain attention (softmax output, dropout
+output and mask); backward adds a few maps of gradients at a time. The blocked path (``checkpoint_attention``
+True, or "auto" on large maps) keeps one map per layer (the logits handed on) plus, in backward, the incoming
+and outgoing logit gradients; its blocks are a few MB. Inference runs in blocks and holds about two maps (the
+logits read and the logits written). The coefficients are checked against measurements by
+``benchmarks/attention_speed_memory.py`` (its "estimate" column).
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ import os
 
 import torch
 
+from .attention import AUTO_BLOCKED_ELEMENTS
+
 MAPS_SAVED_EVOLVING = 4.25
 MAPS_SAVED_PLAIN = 2.25
 MAPS_TRANSIENT_BACKWARD = 3.0
-MAPS_TRANSIENT_INFERENCE = 4.0
+MAPS_BLOCKED_BACKWARD = 2.0
+MAPS_TRANSIENT_INFERENCE = 2.0
+BLOCK_BYTES = 2**24  # a block's maps (about four of CHUNK_ELEMENTS float32 values)
 
 
 def _map_bytes(batch: int, heads: int, length: int, downsample: int, bytes_per_value: int) -> int:
@@ -33,7 +39,7 @@ def estimate_stack_training_bytes(
     n_heads: int,
     n_layers: int,
     evolving: bool = True,
-    checkpoint: bool = False,
+    checkpoint: bool | str = False,
     downsample: int = 1,
     d_attention: int | None = None,
     d_ff: int = 256,
@@ -48,8 +54,9 @@ def estimate_stack_training_bytes(
     d_model, n_heads, n_layers : int
     evolving : bool
         Evolving (map convolution) or plain attention layers.
-    checkpoint : bool
-        Activation checkpointing of the map path.
+    checkpoint : bool or "auto"
+        ``checkpoint_attention``: the blocked, recomputed map path (True), stored maps (False), or the
+        blocked path on maps of at least ``AUTO_BLOCKED_ELEMENTS`` values ("auto").
     downsample : int
         Token pooling factor before attention.
     d_attention : int, optional
@@ -62,8 +69,11 @@ def estimate_stack_training_bytes(
     d_attention = d_model if d_attention is None else d_attention
     per_map = _map_bytes(batch, n_heads, length, downsample, bytes_per_value) if d_attention else 0
     saved = MAPS_SAVED_EVOLVING if evolving else MAPS_SAVED_PLAIN
+    if checkpoint == "auto":
+        m = math.ceil(length / downsample)
+        checkpoint = batch * n_heads * m * m >= AUTO_BLOCKED_ELEMENTS
     if checkpoint:
-        maps = n_layers * 1.0 + saved + MAPS_TRANSIENT_BACKWARD
+        maps = max(n_layers - 1, 0) * 1.0 + MAPS_BLOCKED_BACKWARD + BLOCK_BYTES / max(per_map, 1)
     else:
         maps = n_layers * saved + MAPS_TRANSIENT_BACKWARD
     # Step activations: embedding, qkv, branches, residuals, norms and FFN (about 2 d_ff + 14 d per step).
@@ -80,7 +90,7 @@ def estimate_stack_inference_bytes(
     d_attention: int | None = None,
     bytes_per_value: int = 4,
 ) -> int:
-    """Estimated peak bytes of a forward pass without gradients (maps are freed layer by layer)."""
+    """Estimated peak bytes of a forward pass without gradients (blocked map path, freed layer by layer)."""
     d_attention = d_model if d_attention is None else d_attention
     per_map = _map_bytes(batch, n_heads, length, downsample, bytes_per_value) if d_attention else 0
     return int(MAPS_TRANSIENT_INFERENCE * per_map + batch * length * 16 * d_model * 4)
