@@ -255,8 +255,10 @@ def test_evolve_maps_backward_is_the_derivative(halo):
     from eadct.networks.attention import evolve_maps
 
     x, w, b = _map_inputs(b=2, heads=2, m=9)[3:]
-    ref = lambda x, w, b: torch.lerp(  # noqa: E731
-        x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3
+    ref = (
+        lambda x, w, b: torch.lerp(  # noqa: E731
+            x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3
+        )
     )
     torch.testing.assert_close(evolve_maps(x, w, b, 0.3, halo), ref(x, w, b))
     assert torch.autograd.gradcheck(lambda x, w, b: evolve_maps(x, w, b, 0.3, halo), (x, w, b))
@@ -280,7 +282,9 @@ def test_blocked_map_path_matches_the_full_path(elements, padded):
     if padded:
         gh = gh * valid[:, None, :, None]  # padded query rows have no defined output
     leaves = (q, k, v, prev, w, b)
-    for g1, g2 in zip(torch.autograd.grad([h1, l1], leaves, [gh, gl]), torch.autograd.grad([h2, l2], leaves, [gh, gl])):
+    full = torch.autograd.grad([h1, l1], leaves, [gh, gl])
+    blocked = torch.autograd.grad([h2, l2], leaves, [gh, gl])
+    for g1, g2 in zip(full, blocked, strict=True):
         torch.testing.assert_close(g2, g1)
 
 
@@ -305,7 +309,8 @@ def test_blocked_map_path_without_logits_or_convolution():
     h2, logits = chunked_map_path(q, k, v, None, None, None, None, 0.0, 0.0, 0.0, True, False, 4 * 23 * 5)
     assert logits is None
     torch.testing.assert_close(h2, h1)
-    for g1, g2 in zip(torch.autograd.grad(h1.sum(), (q, k, v)), torch.autograd.grad(h2.sum(), (q, k, v))):
+    full, blocked = torch.autograd.grad(h1.sum(), (q, k, v)), torch.autograd.grad(h2.sum(), (q, k, v))
+    for g1, g2 in zip(full, blocked, strict=True):
         torch.testing.assert_close(g2, g1)
 
 

@@ -348,6 +348,7 @@ class EADCTBase(BaseEstimator):
             d_attention=d_attention,
             d_ff=s["d_ff"],
             bytes_per_value=2 if self._autocast_dtype(device) is not None else 4,
+            device_type=device.type,
         )
 
     def _plan_memory(self, n_train: int, length: int, device: torch.device) -> dict:

@@ -36,9 +36,10 @@ ARCHITECTURE_DOC = """\
     checkpoint_attention : bool or "auto", default="auto"
         True: run the attention-map path in blocks of query rows and recompute it block by block in
         backward instead of storing its (B, K, N, N) tensors (one map per layer stays). False: store
-        them. "auto": blocks where a layer's maps hold at least 2**24 values (e.g. batch 32, 8 heads,
-        N >= 256), where blocking measured both faster and leaner on CPU; stored maps below, where
-        they are faster. Results agree within float tolerance (dropout masks are drawn per block).
+        them. "auto": on CPU, blocks where a layer's maps hold at least 2**24 values (e.g. batch 32,
+        8 heads, N >= 256), where blocking measured both faster and leaner; stored maps below, where
+        they are faster, and on CUDA (unmeasured there; the memory guard proposes True where stored
+        maps do not fit). Results agree within float tolerance (dropout masks are drawn per block).
         See docs/long_series.md for measurements.
     attention_downsample : int, default=1
         Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the

@@ -43,8 +43,8 @@ class EvolvingAttention(nn.Module):
         True: run the map path (logits, convolution, softmax, ``A v``) in blocks of query rows and
         recompute it block by block in backward (:func:`chunked_map_path`): per layer only the logits
         passed on stay in memory instead of about four (B, K, N, N) tensors. False: store them.
-        "auto": True where a layer's maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values. Without
-        gradients (inference) the map path always runs in blocks.
+        "auto": True on CPU where a layer's maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values, else
+        False. Without gradients (inference) the map path always runs in blocks.
     downsample : int
         Average-pool the tokens by this factor before attention and repeat the output back to N
         steps (maps of ``ceil(N / r)`` squared); every layer of a chain must use the same factor.
@@ -133,7 +133,7 @@ class EvolvingAttention(nn.Module):
                 q, k, v, attn_mask=mask, dropout_p=self.dropout.p if self.training else 0.0
             )
             logits = None
-        elif _blocked(self.checkpoint_maps, b * self.n_heads * m * m):
+        elif _blocked(self.checkpoint_maps, b * self.n_heads * m * m, x.device):
             if self.alpha > 0 and previous_logits is None:
                 raise ValueError("alpha > 0 needs the previous layer's attention logits")
             conv = self.map_conv
@@ -311,24 +311,33 @@ class _EvolveMaps(torch.autograd.Function):
 
 
 #: Map size (B * K * M * M values per layer) from which ``checkpoint_attention="auto"`` runs the map path in
-#: blocks: measured on the project's 2-core CPU (benchmarks/attention_speed_memory.py), blocking is slower
-#: below (recomputation, with maps that fit in cache anyway) and faster above (page faults and cache misses
-#: on the stored maps cost more than the recomputation).
+#: blocks on CPU: measured on the project's 2-core CPU (benchmarks/attention_speed_memory.py), blocking is
+#: slower below (recomputation, with maps that fit in cache anyway) and faster above (page faults and cache
+#: misses on the stored maps cost more than the recomputation). On CUDA "auto" stores the maps: blocking
+#: there is unmeasured (no GPU was lent to the session that wrote this); the memory guard proposes
+#: ``checkpoint_attention=True`` where stored maps do not fit.
 AUTO_BLOCKED_ELEMENTS = 2**24
 
 
-def _blocked(setting, elements: int) -> bool:
+def auto_blocks(elements: int, device_type: str) -> bool:
+    """What ``checkpoint_attention="auto"`` does for a layer's maps of ``elements`` values."""
+    return device_type == "cpu" and elements >= AUTO_BLOCKED_ELEMENTS
+
+
+def _blocked(setting, elements: int, device: torch.device) -> bool:
     """Whether the map path runs in blocks: always without gradients, else per ``checkpoint_attention``."""
     if not torch.is_grad_enabled():
         return True
     if setting == "auto":
-        return elements >= AUTO_BLOCKED_ELEMENTS
+        return auto_blocks(elements, device.type)
     return bool(setting)
 
 
-#: Elements of one (b, K, rows, M) block of the recomputed map path (about 4 MB in float32): small enough
-#: that a block's maps stay in cache, large enough that the Python loop over blocks costs little.
+#: Elements of one (b, K, rows, M) block of the map path on CPU (about 4 MB in float32): small enough that a
+#: block's maps stay in cache, large enough that the Python loop over blocks costs little. On CUDA blocks are
+#: larger (``CUDA_CHUNK_ELEMENTS``, 64 MB), where the cost is a kernel launch per operation and block.
 CHUNK_ELEMENTS = 2**20
+CUDA_CHUNK_ELEMENTS = 2**24
 
 
 def _chunks(b: int, heads: int, m: int, halo: int, elements: int):
@@ -349,8 +358,9 @@ def _block_inputs(q, previous, chunk, halo, m):
     return q[b0:b1, :, lo:hi], prev, (r0, r0 - lo, hi - r1)
 
 
-def chunked_map_path(q, k, v, previous, valid, weight, bias, alpha, beta, p_drop, training, need_logits=True,
-                     elements=None):
+def chunked_map_path(
+    q, k, v, previous, valid, weight, bias, alpha, beta, p_drop, training, need_logits=True, elements=None
+):
     """The map path in blocks of query rows, recomputed block by block in backward.
 
     Same arguments and results as the full map path (:func:`_map_block` over all rows); ``logits`` is
@@ -370,7 +380,8 @@ def _blocks(q, k, v, previous, valid, weight, settings):
     """The blocks of the map path in a fixed order: ``(chunk, rows, (q, k, v, previous, valid))`` slices."""
     b, heads, m, _ = q.shape
     halo = 0 if weight is None else weight.shape[-1] // 2
-    for chunk in _chunks(b, heads, m, halo, settings[5] or CHUNK_ELEMENTS):
+    default = CHUNK_ELEMENTS if q.device.type == "cpu" else CUDA_CHUNK_ELEMENTS
+    for chunk in _chunks(b, heads, m, halo, settings[5] or default):
         b0, b1 = chunk[:2]
         q_c, prev_c, rows = _block_inputs(q, previous, chunk, halo, m)
         yield chunk, rows, (q_c, k[b0:b1], v[b0:b1], prev_c, None if valid is None else valid[b0:b1])
@@ -426,9 +437,7 @@ class _ChunkedMaps(torch.autograd.Function):
                         None if x is None else x.detach().requires_grad_(w)
                         for x, w in zip((q_c, k_c, v_c, prev_c, weight, bias), wants, strict=True)
                     ]
-                    h, logits = _map_block(
-                        *leaves[:4], valid_c, *leaves[4:], alpha, beta, p_drop, training, rows
-                    )
+                    h, logits = _map_block(*leaves[:4], valid_c, *leaves[4:], alpha, beta, p_drop, training, rows)
                     outs, outs_grad = [], []
                     if grad_h is not None:
                         outs.append(h)

@@ -17,7 +17,7 @@ import os
 
 import torch
 
-from .attention import AUTO_BLOCKED_ELEMENTS
+from .attention import auto_blocks
 
 MAPS_SAVED_EVOLVING = 4.25
 MAPS_SAVED_PLAIN = 2.25
@@ -44,6 +44,7 @@ def estimate_stack_training_bytes(
     d_attention: int | None = None,
     d_ff: int = 256,
     bytes_per_value: int = 4,
+    device_type: str = "cpu",
 ) -> int:
     """Estimated peak bytes of one training step of ``n_layers`` attention layers.
 
@@ -65,15 +66,19 @@ def estimate_stack_training_bytes(
         Feed-forward width.
     bytes_per_value : int
         4 for float32, 2 for bf16 autocast (maps are stored in the compute dtype).
+    device_type : str
+        Where "auto" checkpointing is resolved ("cpu" or "cuda").
     """
     d_attention = d_model if d_attention is None else d_attention
     per_map = _map_bytes(batch, n_heads, length, downsample, bytes_per_value) if d_attention else 0
     saved = MAPS_SAVED_EVOLVING if evolving else MAPS_SAVED_PLAIN
     if checkpoint == "auto":
         m = math.ceil(length / downsample)
-        checkpoint = batch * n_heads * m * m >= AUTO_BLOCKED_ELEMENTS
+        checkpoint = auto_blocks(batch * n_heads * m * m, device_type)
     if checkpoint:
-        maps = max(n_layers - 1, 0) * 1.0 + MAPS_BLOCKED_BACKWARD + BLOCK_BYTES / max(per_map, 1)
+        # the logits handed on (none in plain attention, where no layer passes them) and their gradients
+        handed_on = max(n_layers - 1, 0) + MAPS_BLOCKED_BACKWARD if evolving else 0.0
+        maps = handed_on + BLOCK_BYTES / max(per_map, 1)
     else:
         maps = n_layers * saved + MAPS_TRANSIENT_BACKWARD
     # Step activations: embedding, qkv, branches, residuals, norms and FFN (about 2 d_ff + 14 d per step).
