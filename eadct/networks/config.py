@@ -45,7 +45,7 @@ class EncoderConfig:
         Run the attention-map path in blocks of query rows and recompute it block by block in backward
         instead of storing its (B, K, N, N) tensors (True); store them (False); or block where a layer's
         maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values on CPU, where blocking measured both faster and
-        leaner ("auto"; on CUDA "auto" stores the maps).
+        leaner ("auto"; on CUDA, and on CPU where the process keeps freed memory, "auto" stores the maps).
     attention_downsample : int
         Average-pool the tokens by this factor before attention (maps of (N / r)^2), repeat the
         result back to N steps after; 1 = off. The conv branch always runs at full length.
