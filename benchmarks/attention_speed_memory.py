@@ -2,6 +2,7 @@
 
     python benchmarks/attention_speed_memory.py                       # N in {24, 144, 405, 896, 1751, 2500}
     python benchmarks/attention_speed_memory.py --lengths 144 405 --rounds 3   # variants interleaved, 3 times
+    python benchmarks/attention_speed_memory.py --resume results/bench/sweep.jsonl   # rerun after a crash: goes on
 
 Each row is measured in a fresh subprocess (so its peak memory is its own): a training step (forward +
 backward + optimizer step) and an inference pass of a 3-layer stack, d_model 64, 8 heads, batch 32,
@@ -163,6 +164,12 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--keep-freed-memory", action="store_true", help="eadct.runtime.keep_freed_memory() in each measured process"
     )
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="append each measured row to FILE (JSON lines) and reuse the rows already there that have the same "
+        "settings, round and git commit, so a sweep that crashed or was stopped goes on where it was",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one row, print JSON
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -200,11 +207,11 @@ def main(argv=None) -> None:
     for length in args.lengths:
         ref = None
         results: dict[str, dict | str] = {}
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
             for variant in args.variants:
                 if isinstance(results.get(variant), str):
                     continue  # skipped or failed
-                r = _run_row(args, variant, length, limit)
+                r = _resumable_row(args, variant, length, limit, round_)
                 old = results.get(variant)
                 if isinstance(r, dict) and isinstance(old, dict):
                     r = {
@@ -227,6 +234,62 @@ def main(argv=None) -> None:
                 f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",
                 flush=True,
             )
+
+
+def _row_key(args, variant: str, length: int, round_: int) -> str:
+    """What identifies a measured row in a ``--resume`` file: settings, round, torch and the git commit."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=os.path.dirname(__file__)
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(__file__),
+        ).stdout.strip()
+    except OSError:
+        commit, dirty = "", ""
+    settings = (
+        variant,
+        length,
+        round_,
+        args.batch,
+        args.d_model,
+        args.heads,
+        args.layers,
+        args.repeats,
+        args.device,
+        args.threads,
+        args.keep_freed_memory,
+        torch.__version__,
+        commit + ("-dirty" if dirty else ""),
+    )
+    return json.dumps(settings)
+
+
+def _resumable_row(args, variant: str, length: int, limit: float, round_: int):
+    """A row from the ``--resume`` file when it holds one for these settings, else measured (and appended)."""
+    if not args.resume:
+        return _run_row(args, variant, length, limit)
+    key = _row_key(args, variant, length, round_)
+    if os.path.exists(args.resume):
+        with open(args.resume) as f:
+            for line in f:
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by a crash
+                if record.get("key") == key:
+                    return record["row"]
+    row = _run_row(args, variant, length, limit)
+    if not isinstance(row, dict):
+        return row  # skipped or failed: not kept, so a rerun tries again
+    with open(args.resume, "a") as f:
+        f.write(json.dumps({"key": key, "row": row}) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return row
 
 
 def _run_row(args, variant: str, length: int, limit: float):

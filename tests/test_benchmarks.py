@@ -1,0 +1,51 @@
+"""benchmarks/attention_speed_memory.py: a sweep with ``--resume`` goes on where it stopped."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "attention_speed_memory.py"
+
+
+@pytest.fixture
+def bench():
+    spec = importlib.util.spec_from_file_location("attention_speed_memory", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    threads = torch.get_num_threads()
+    yield module
+    torch.set_num_threads(threads)  # main() sets the benchmark's thread count
+
+
+def test_resume_reuses_measured_rows(bench, tmp_path, monkeypatch, capsys):
+    measured = []
+    crash = {"torch-fused": True}
+    seconds = {"plain": 1.0, "evolving": 2.0, "torch-fused": 0.5}
+
+    def fake_row(args, variant, length, limit):  # stands in for the subprocess that measures a row
+        measured.append((variant, length))
+        if crash.get(variant):
+            raise RuntimeError("crash")  # the sweep dies here
+        return {"train_s": seconds[variant], "infer_s": 0.5, "peak_gb": 0.1}
+
+    monkeypatch.setattr(bench, "_run_row", fake_row)
+    resume = tmp_path / "sweep.jsonl"
+    argv = ["--lengths", "8", "--batch", "2", "--d-model", "8", "--heads", "2", "--layers", "1"]
+    argv += ["--repeats", "1", "--device", "cpu", "--resume", str(resume)]
+    with pytest.raises(RuntimeError, match="crash"):
+        bench.main(argv + ["--variants", "plain", "evolving", "torch-fused"])
+    assert measured == [("plain", 8), ("evolving", 8), ("torch-fused", 8)]
+    assert len(resume.read_text().splitlines()) == 2  # the rows measured before the crash are on disk
+
+    measured.clear()
+    crash.clear()
+    bench.main(argv + ["--variants", "plain", "evolving", "torch-fused"])
+    assert measured == [("torch-fused", 8)]  # only the row that was not finished is measured again
+    table = capsys.readouterr().out
+    assert "| 8 | evolving | 2.000 | 2.00 |" in table
+    assert [json.loads(line)["row"]["train_s"] for line in resume.read_text().splitlines()] == [1.0, 2.0, 0.5]
