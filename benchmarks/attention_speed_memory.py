@@ -238,18 +238,9 @@ def main(argv=None) -> None:
 
 def _row_key(args, variant: str, length: int, round_: int) -> str:
     """What identifies a measured row in a ``--resume`` file: settings, round, torch and the git commit."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=os.path.dirname(__file__)
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=os.path.dirname(__file__),
-        ).stdout.strip()
-    except OSError:
-        commit, dirty = "", ""
+    from eadct.tables._runner import _git_commit  # the tables runner's lookup, read once per process
+
+    code = _git_commit()
     settings = (
         variant,
         length,
@@ -263,7 +254,8 @@ def _row_key(args, variant: str, length: int, round_: int) -> str:
         args.threads,
         args.keep_freed_memory,
         torch.__version__,
-        commit + ("-dirty" if dirty else ""),
+        code["commit"],
+        code["dirty"],
     )
     return json.dumps(settings)
 

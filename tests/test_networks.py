@@ -255,11 +255,10 @@ def test_evolve_maps_backward_is_the_derivative(halo):
     from eadct.networks.attention import evolve_maps
 
     x, w, b = _map_inputs(b=2, heads=2, m=9)[3:]
-    ref = (
-        lambda x, w, b: torch.lerp(  # noqa: E731
-            x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3
-        )
-    )
+
+    def ref(x, w, b):
+        return torch.lerp(x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3)
+
     torch.testing.assert_close(evolve_maps(x, w, b, 0.3, halo), ref(x, w, b))
     assert torch.autograd.gradcheck(lambda x, w, b: evolve_maps(x, w, b, 0.3, halo), (x, w, b))
 
