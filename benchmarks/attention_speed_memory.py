@@ -18,7 +18,9 @@ attention width = d_model (attention_ratio 1, no conv branch), as in the issue's
 
 A configuration whose estimated training peak exceeds the memory available is skipped with its estimate.
 Peak memory on CPU is the process's peak RSS growth over its state before the step; on CUDA it is
-``torch.cuda.max_memory_allocated``. Prints a Markdown table with the ratios to ``plain``.
+``torch.cuda.max_memory_allocated``. ``--precision bf16`` runs every row under bf16 autocast (what the
+estimators' ``precision="auto"`` does on CUDA; the maps are then stored in 2 bytes). Prints a Markdown table with
+the ratios to ``plain``.
 """
 
 from __future__ import annotations
@@ -65,19 +67,22 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
     return encoder
 
 
-def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device):
+def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device, precision="float32"):
     torch.manual_seed(0)
     model = build(variant, length, d_model, n_heads, n_layers).to(device)
     opt = torch.optim.RAdam(model.parameters(), lr=1e-3)
     x = torch.randn(batch, length, d_model, device=device)
+    bf16 = precision == "bf16"
 
     def step():
         opt.zero_grad(set_to_none=True)
-        model(x).pow(2).mean().backward()
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+            loss = model(x).float().pow(2).mean()
+        loss.backward()
         opt.step()
 
     def infer():
-        with torch.no_grad():
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
             model.eval()
             model(x)
             model.train()
@@ -122,7 +127,7 @@ def _peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def estimate_gb(variant, length, batch, d_model, n_heads, n_layers) -> float:
+def estimate_gb(variant, length, batch, d_model, n_heads, n_layers, device_type="cpu", precision="float32") -> float:
     from eadct.networks.memory import estimate_stack_training_bytes
 
     if variant == "torch-fused":
@@ -137,6 +142,8 @@ def estimate_gb(variant, length, batch, d_model, n_heads, n_layers) -> float:
             evolving=not variant.startswith("plain"),
             checkpoint=variant.endswith("+ckpt"),
             downsample=4 if variant == "evolving+ds4" else 1,
+            bytes_per_value=2 if precision == "bf16" else 4,
+            device_type=device_type,
         )
         / 2**30
     )
@@ -160,6 +167,12 @@ def main(argv=None) -> None:
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--precision",
+        choices=("float32", "bf16"),
+        default="float32",
+        help="bf16: every row under bf16 autocast (the estimators' precision='auto' on CUDA)",
+    )
     parser.add_argument("--memory-gb", type=float, default=None, help="skip rows estimated above this")
     parser.add_argument(
         "--keep-freed-memory", action="store_true", help="eadct.runtime.keep_freed_memory() in each measured process"
@@ -183,7 +196,17 @@ def main(argv=None) -> None:
         variant, length = args.one.split("@")
         print(
             json.dumps(
-                measure(variant, int(length), args.batch, args.d_model, args.heads, args.layers, args.repeats, device)
+                measure(
+                    variant,
+                    int(length),
+                    args.batch,
+                    args.d_model,
+                    args.heads,
+                    args.layers,
+                    args.repeats,
+                    device,
+                    args.precision,
+                )
             )
         )
         return
@@ -195,7 +218,7 @@ def main(argv=None) -> None:
     print(
         f"device {device} ({name}), "
         f"{args.threads} threads, torch {torch.__version__}; batch {args.batch}, d_model {args.d_model}, "
-        f"{args.heads} heads, {args.layers} layers; memory limit {limit:.1f} GB; allocator: "
+        f"{args.heads} heads, {args.layers} layers, {args.precision}; memory limit {limit:.1f} GB; allocator: "
         f"{'keep freed memory' if args.keep_freed_memory else 'glibc default'}\n",
         flush=True,
     )
@@ -221,7 +244,7 @@ def main(argv=None) -> None:
                     }
                 results[variant] = r
         for variant in args.variants:
-            est = estimate_gb(variant, length, args.batch, args.d_model, args.heads, args.layers)
+            est = _estimate(args, variant, length)
             r = results[variant]
             if isinstance(r, str):
                 print(f"| {length} | {variant} | {r} | | | | | | {est:.1f} |", flush=True)
@@ -234,6 +257,13 @@ def main(argv=None) -> None:
                 f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",
                 flush=True,
             )
+
+
+def _estimate(args, variant: str, length: int) -> float:
+    device_type = torch.device(args.device).type
+    return estimate_gb(
+        variant, length, args.batch, args.d_model, args.heads, args.layers, device_type, args.precision
+    )
 
 
 def _row_key(args, variant: str, length: int, round_: int) -> str:
@@ -253,6 +283,7 @@ def _row_key(args, variant: str, length: int, round_: int) -> str:
         args.device,
         args.threads,
         args.keep_freed_memory,
+        args.precision,
         torch.__version__,
         code["commit"],
         code["dirty"],
@@ -286,7 +317,7 @@ def _resumable_row(args, variant: str, length: int, limit: float, round_: int):
 
 def _run_row(args, variant: str, length: int, limit: float):
     """One row in a fresh subprocess: its measurements, or why there are none."""
-    est = estimate_gb(variant, length, args.batch, args.d_model, args.heads, args.layers)
+    est = _estimate(args, variant, length)
     if est > limit:
         return f"skipped: estimate {est:.1f} GB > {limit:.1f} GB"
     cmd = [
@@ -308,6 +339,8 @@ def _run_row(args, variant: str, length: int, limit: float):
         args.device,
         "--threads",
         str(args.threads),
+        "--precision",
+        args.precision,
     ] + (["--keep-freed-memory"] if args.keep_freed_memory else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:

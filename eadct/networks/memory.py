@@ -17,14 +17,14 @@ import os
 
 import torch
 
-from .attention import auto_blocks
+from .attention import CHUNK_ELEMENTS, CUDA_CHUNK_ELEMENTS, auto_blocks
 
 MAPS_SAVED_EVOLVING = 4.25
 MAPS_SAVED_PLAIN = 2.25
 MAPS_TRANSIENT_BACKWARD = 3.0
 MAPS_BLOCKED_BACKWARD = 2.0
 MAPS_TRANSIENT_INFERENCE = 2.0
-BLOCK_BYTES = 2**24  # a block's maps (about four of CHUNK_ELEMENTS float32 values)
+MAPS_PER_BLOCK = 4.0  # a block holds about four maps' worth of its CHUNK_ELEMENTS values at a time
 
 
 def _map_bytes(batch: int, heads: int, length: int, downsample: int, bytes_per_value: int) -> int:
@@ -78,7 +78,8 @@ def estimate_stack_training_bytes(
     if checkpoint:
         # the logits handed on (none in plain attention, where no layer passes them) and their gradients
         handed_on = max(n_layers - 1, 0) + MAPS_BLOCKED_BACKWARD if evolving else 0.0
-        maps = handed_on + BLOCK_BYTES / max(per_map, 1)
+        block = CHUNK_ELEMENTS if device_type == "cpu" else CUDA_CHUNK_ELEMENTS
+        maps = handed_on + MAPS_PER_BLOCK * block * bytes_per_value / max(per_map, 1)
     else:
         maps = n_layers * saved + MAPS_TRANSIENT_BACKWARD
     # Step activations: embedding, qkv, branches, residuals, norms and FFN (about 2 d_ff + 14 d per step).
