@@ -79,7 +79,7 @@ def estimate_stack_training_bytes(
         # the logits handed on (none in plain attention, where no layer passes them) and their gradients
         handed_on = max(n_layers - 1, 0) + MAPS_BLOCKED_BACKWARD if evolving else 0.0
         block = CHUNK_ELEMENTS if device_type == "cpu" else CUDA_CHUNK_ELEMENTS
-        maps = handed_on + MAPS_PER_BLOCK * block * bytes_per_value / max(per_map, 1)
+        maps = handed_on + MAPS_PER_BLOCK * min(block * bytes_per_value / max(per_map, 1), 1.0)
     else:
         maps = n_layers * saved + MAPS_TRANSIENT_BACKWARD
     # Step activations: embedding, qkv, branches, residuals, norms and FFN (about 2 d_ff + 14 d per step).
