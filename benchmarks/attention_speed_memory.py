@@ -67,9 +67,11 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
     return encoder
 
 
-def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device, precision="float32"):
+def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device, precision="float32", compile=False):
     torch.manual_seed(0)
     model = build(variant, length, d_model, n_heads, n_layers).to(device)
+    if compile:
+        model = torch.compile(model)
     opt = torch.optim.RAdam(model.parameters(), lr=1e-3)
     x = torch.randn(batch, length, d_model, device=device)
     bf16 = precision == "bf16"
@@ -95,8 +97,10 @@ def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device,
         base = torch.cuda.memory_allocated()
     else:
         base = _rss_now()  # before the first step: the peak RSS below is this process' own growth
-    step()  # warm-up (allocator, kernels); on CPU the peak covers it too (same shapes)
+    tic = time.perf_counter()
+    step()  # warm-up (allocator, kernels, compilation); on CPU the peak covers it too (same shapes)
     sync()
+    first_s = time.perf_counter() - tic
     if device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
     times = []
@@ -115,7 +119,7 @@ def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device,
         infer()
         sync()
         infer_times.append(time.perf_counter() - tic)
-    return {"train_s": min(times), "infer_s": min(infer_times), "peak_gb": peak_train / 2**30}
+    return {"train_s": min(times), "infer_s": min(infer_times), "peak_gb": peak_train / 2**30, "first_s": first_s}
 
 
 def _rss_now() -> int:
@@ -173,6 +177,11 @@ def main(argv=None) -> None:
         default="float32",
         help="bf16: every row under bf16 autocast (the estimators' precision='auto' on CUDA)",
     )
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="torch.compile each model (the first, untimed step compiles; its time is 'first_s' in --resume files)",
+    )
     parser.add_argument("--memory-gb", type=float, default=None, help="skip rows estimated above this")
     parser.add_argument(
         "--keep-freed-memory", action="store_true", help="eadct.runtime.keep_freed_memory() in each measured process"
@@ -206,6 +215,7 @@ def main(argv=None) -> None:
                     args.repeats,
                     device,
                     args.precision,
+                    args.compile,
                 )
             )
         )
@@ -218,7 +228,7 @@ def main(argv=None) -> None:
     print(
         f"device {device} ({name}), "
         f"{args.threads} threads, torch {torch.__version__}; batch {args.batch}, d_model {args.d_model}, "
-        f"{args.heads} heads, {args.layers} layers, {args.precision}; memory limit {limit:.1f} GB; allocator: "
+        f"{args.heads} heads, {args.layers} layers, {args.precision}{', torch.compile' if args.compile else ''}; memory limit {limit:.1f} GB; allocator: "
         f"{'keep freed memory' if args.keep_freed_memory else 'glibc default'}\n",
         flush=True,
     )
@@ -284,6 +294,7 @@ def _row_key(args, variant: str, length: int, round_: int) -> str:
         args.threads,
         args.keep_freed_memory,
         args.precision,
+        args.compile,
         torch.__version__,
         code["commit"],
         code["dirty"],
@@ -341,7 +352,8 @@ def _run_row(args, variant: str, length: int, limit: float):
         str(args.threads),
         "--precision",
         args.precision,
-    ] + (["--keep-freed-memory"] if args.keep_freed_memory else [])
+    ]
+    cmd += (["--keep-freed-memory"] if args.keep_freed_memory else []) + (["--compile"] if args.compile else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         return f"failed: {out.stderr.strip().splitlines()[-1][:80]}"

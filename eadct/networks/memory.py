@@ -24,6 +24,10 @@ MAPS_SAVED_PLAIN = 2.25
 MAPS_TRANSIENT_BACKWARD = 3.0
 MAPS_BLOCKED_BACKWARD = 2.0
 MAPS_TRANSIENT_INFERENCE = 2.0
+#: Stored maps under bf16 autocast, as a share of the float32 estimate. Not a half: autocast runs softmax in
+#: float32, so the softmax output (saved for its backward), its dropout and a bf16 copy for ``A v`` are kept.
+#: Measured on an H100 (benchmarks/attention_speed_memory.py --precision bf16, N = 405 to 2500; docs/long_series.md).
+AUTOCAST_STORED_SHARE = {"evolving": 0.66, "plain": 0.85}
 MAPS_PER_BLOCK = 4.0  # a block holds about four maps' worth of its CHUNK_ELEMENTS values at a time
 
 
@@ -65,7 +69,8 @@ def estimate_stack_training_bytes(
     d_ff : int
         Feed-forward width.
     bytes_per_value : int
-        4 for float32, 2 for bf16 autocast (maps are stored in the compute dtype).
+        4 for float32, 2 for bf16 autocast: the blocked path's maps in 2 bytes; stored maps as
+        ``AUTOCAST_STORED_SHARE`` of the float32 estimate (softmax runs in float32 under autocast).
     device_type : str
         Where "auto" checkpointing is resolved ("cpu" or "cuda").
     """
@@ -75,6 +80,12 @@ def estimate_stack_training_bytes(
     if checkpoint == "auto":
         m = math.ceil(length / downsample)
         checkpoint = auto_blocks(batch * n_heads * m * m, device_type)
+    if bytes_per_value < 4 and not checkpoint:
+        share = AUTOCAST_STORED_SHARE["evolving" if evolving else "plain"]
+        full = estimate_stack_training_bytes(
+            batch, length, d_model, n_heads, n_layers, evolving, False, downsample, d_attention, d_ff, 4, device_type
+        )
+        return int(share * full)
     if checkpoint:
         # the logits handed on (none in plain attention, where no layer passes them) and their gradients
         handed_on = max(n_layers - 1, 0) + MAPS_BLOCKED_BACKWARD if evolving else 0.0
