@@ -228,7 +228,8 @@ def main(argv=None) -> None:
     print(
         f"device {device} ({name}), "
         f"{args.threads} threads, torch {torch.__version__}; batch {args.batch}, d_model {args.d_model}, "
-        f"{args.heads} heads, {args.layers} layers, {args.precision}{', torch.compile' if args.compile else ''}; memory limit {limit:.1f} GB; allocator: "
+        f"{args.heads} heads, {args.layers} layers, {args.precision}{', torch.compile' if args.compile else ''}; "
+        f"memory limit {limit:.1f} GB; allocator: "
         f"{'keep freed memory' if args.keep_freed_memory else 'glibc default'}\n",
         flush=True,
     )
@@ -271,9 +272,7 @@ def main(argv=None) -> None:
 
 def _estimate(args, variant: str, length: int) -> float:
     device_type = torch.device(args.device).type
-    return estimate_gb(
-        variant, length, args.batch, args.d_model, args.heads, args.layers, device_type, args.precision
-    )
+    return estimate_gb(variant, length, args.batch, args.d_model, args.heads, args.layers, device_type, args.precision)
 
 
 def _row_key(args, variant: str, length: int, round_: int) -> str:

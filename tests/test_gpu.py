@@ -166,7 +166,14 @@ def test_memory_estimate_bounds_the_cuda_peak():
         torch.cuda.synchronize()
         peak = torch.cuda.max_memory_allocated() - base
         est = estimate_stack_training_bytes(
-            b, n, d, heads, layers, evolving=True, checkpoint=checkpoint, bytes_per_value=2 if bf16 else 4,
+            b,
+            n,
+            d,
+            heads,
+            layers,
+            evolving=True,
+            checkpoint=checkpoint,
+            bytes_per_value=2 if bf16 else 4,
             device_type="cuda",
         )
         assert 0.5 * peak < est < 2.0 * peak, (checkpoint, bf16, peak / 2**20, est / 2**20)
