@@ -14,7 +14,10 @@ attention width = d_model (attention_ratio 1, no conv branch), as in the issue's
   recomputed block by block in backward (what ``"auto"``, the default, picks for maps of 2**24 values and more);
 - ``evolving+ds4``: the evolving layer with the tokens pooled by 4 before attention;
 - ``plain+ckpt``: plain attention through the same blocked path as ``evolving+ckpt`` (what blocking alone does);
-- ``torch-fused``: ``nn.TransformerEncoder`` (dropout 0, its fused attention kernel), same width/heads/FFN.
+- ``torch-fused``: ``nn.TransformerEncoder`` (dropout 0, its fused attention kernel), same width/heads/FFN;
+- ``map-conv``: the map convolutions alone (forward, then the input and weight gradients, for the
+  ``layers - 1`` layers that evolve a map; channels-last, as ``evolve_maps`` runs them): what no evolving
+  step can avoid, so ``1 + `` its ``x plain`` is the least ratio an evolving step can reach.
 
 A configuration whose estimated training peak exceeds the memory available is skipped with its estimate.
 Peak memory on CPU is the process's peak RSS growth over its state before the step; on CUDA it is
@@ -37,7 +40,7 @@ import time
 import torch
 from torch import nn
 
-VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused")
+VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused", "map-conv")
 
 
 def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
@@ -67,27 +70,53 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
     return encoder
 
 
-def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device, precision="float32", compile=False):
-    torch.manual_seed(0)
-    model = build(variant, length, d_model, n_heads, n_layers).to(device)
-    if compile:
-        model = torch.compile(model)
-    opt = torch.optim.RAdam(model.parameters(), lr=1e-3)
-    x = torch.randn(batch, length, d_model, device=device)
-    bf16 = precision == "bf16"
+def map_conv_step(length, batch, n_heads, n_layers, device, bf16):
+    """Training step and inference pass of the ``map-conv`` row: the map convolutions and nothing else."""
+    dtype = torch.bfloat16 if bf16 else torch.float32
+    cl = torch.channels_last
+    maps = torch.randn(batch, n_heads, length, length, device=device, dtype=dtype).contiguous(memory_format=cl)
+    weight = torch.randn(n_heads, n_heads, 3, 3, device=device, dtype=dtype).contiguous(memory_format=cl)
+    bias = torch.randn(n_heads, device=device, dtype=dtype)
+    grad = torch.randn_like(maps)
+    conv_args = ([1, 1], [1, 1], [1, 1], False, [0, 0], 1)
 
     def step():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            loss = model(x).float().pow(2).mean()
-        loss.backward()
-        opt.step()
+        for _ in range(n_layers - 1):  # the first layer seeds the chain without a convolution
+            torch.nn.functional.conv2d(maps, weight, bias, padding=1)
+            torch.ops.aten.convolution_backward(grad, maps, weight, None, *conv_args, [True, False, False])
+            torch.ops.aten.convolution_backward(grad, maps, weight, [n_heads], *conv_args, [False, True, True])
 
     def infer():
-        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            model.eval()
-            model(x)
-            model.train()
+        for _ in range(n_layers - 1):
+            torch.nn.functional.conv2d(maps, weight, bias, padding=1)
+
+    return step, infer
+
+
+def measure(variant, length, batch, d_model, n_heads, n_layers, repeats, device, precision="float32", compile=False):
+    torch.manual_seed(0)
+    bf16 = precision == "bf16"
+    if variant == "map-conv":
+        step, infer = map_conv_step(length, batch, n_heads, n_layers, device, bf16)
+    else:
+        model = build(variant, length, d_model, n_heads, n_layers).to(device)
+        if compile:
+            model = torch.compile(model)
+        opt = torch.optim.RAdam(model.parameters(), lr=1e-3)
+        x = torch.randn(batch, length, d_model, device=device)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+                loss = model(x).float().pow(2).mean()
+            loss.backward()
+            opt.step()
+
+        def infer():
+            with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
+                model.eval()
+                model(x)
+                model.train()
 
     def sync():
         if device.type == "cuda":
@@ -136,6 +165,8 @@ def estimate_gb(variant, length, batch, d_model, n_heads, n_layers, device_type=
 
     if variant == "torch-fused":
         return 0.0
+    if variant == "map-conv":  # the maps, their gradient, the forward output and the input gradient
+        return 4 * batch * n_heads * length**2 * (2 if precision == "bf16" else 4) / 2**30
     return (
         estimate_stack_training_bytes(
             batch,

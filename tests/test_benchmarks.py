@@ -49,3 +49,13 @@ def test_resume_reuses_measured_rows(bench, tmp_path, monkeypatch, capsys):
     table = capsys.readouterr().out
     assert "| 8 | evolving | 2.000 | 2.00 |" in table
     assert [json.loads(line)["row"]["train_s"] for line in resume.read_text().splitlines()] == [1.0, 2.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    "variant", ["plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused", "map-conv"]
+)
+def test_every_variant_measures_a_step_at_a_small_size(bench, variant):
+    assert variant in bench.VARIANTS
+    row = bench.measure(variant, 12, 2, 8, 2, 3, 1, torch.device("cpu"))
+    assert row["train_s"] > 0 and row["infer_s"] > 0 and "peak_gb" in row  # in-process peak RSS: not measured here
+    assert bench.estimate_gb(variant, 12, 2, 8, 2, 3) >= 0

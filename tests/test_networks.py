@@ -207,6 +207,44 @@ def test_checkpointing_with_dropout_replays_the_same_masks():
         torch.testing.assert_close(grads[1][name], grads[0][name], atol=1e-5, rtol=1e-4)
 
 
+def test_map_dropout_on_cpu_keeps_each_value_with_probability_1_minus_p_and_the_expectation():
+    from eadct.networks.attention import map_dropout
+
+    x = torch.ones(16, 8, 100, 100)  # 1.28 M values: a kept share is within 3e-3 of its probability (11 sd)
+    torch.manual_seed(0)
+    y = map_dropout(x, 0.1, True)
+    keep = round(0.9 * 65536)
+    kept = y != 0
+    # each of the four 16-bit slices of a 64-bit draw (value i uses slice i % 4) keeps 90%
+    lanes = kept.flatten().view(-1, 4).float().mean(0)
+    assert torch.all((lanes - 0.9).abs() < 3e-3), lanes
+    torch.testing.assert_close(y[kept], torch.full_like(y[kept], 65536 / keep))
+    assert abs(y.mean().item() - 1.0) < 5e-3
+    # neighbouring values are independent: P(both kept) = 0.81
+    flat = kept.flatten().float()
+    assert abs((flat[:-1] * flat[1:]).mean().item() - 0.81) < 3e-3
+    torch.manual_seed(0)
+    assert torch.equal(map_dropout(x, 0.1, True), y)  # torch.manual_seed reproduces it
+    assert not torch.equal(map_dropout(x, 0.1, True), y)
+    assert map_dropout(x, 0.1, False) is x and map_dropout(x, 0.0, True) is x
+    assert torch.equal(map_dropout(x, 1.0, True), torch.zeros_like(x))  # F.dropout where keep rounds to 0
+
+
+def test_map_dropout_gradient_is_the_scaled_mask():
+    from eadct.networks.attention import map_dropout
+
+    x = torch.randn(3, 2, 7, 5, dtype=torch.float64, requires_grad=True)
+    torch.manual_seed(1)
+    y = map_dropout(x, 0.3, True)
+    g = torch.randn_like(y)
+    y.backward(g)
+    scale = 65536 / round(0.7 * 65536)
+    mask = y.detach() != 0
+    assert 0 < mask.sum() < mask.numel()
+    torch.testing.assert_close(y.detach(), x.detach() * mask * scale)
+    torch.testing.assert_close(x.grad, g * mask * scale)
+
+
 @pytest.mark.parametrize("p", [0.5, 1.0])
 def test_downsampled_attention_is_padding_invariant(p):
     enc = encoder(attention_downsample=4, attention_ratio=p)
@@ -250,8 +288,9 @@ def _map_inputs(b=3, heads=4, m=23, d_head=5):
     return [torch.randn(*s, dtype=torch.float64, requires_grad=True) for s in shapes]
 
 
+@pytest.mark.parametrize("overwrite", [False, True])
 @pytest.mark.parametrize("halo", [0, 1])
-def test_evolve_maps_backward_is_the_derivative(halo):
+def test_evolve_maps_backward_is_the_derivative(halo, overwrite):
     from eadct.networks.attention import evolve_maps
 
     x, w, b = _map_inputs(b=2, heads=2, m=9)[3:]
@@ -259,8 +298,18 @@ def test_evolve_maps_backward_is_the_derivative(halo):
     def ref(x, w, b):
         return torch.lerp(x[:, :, halo : x.shape[2] - halo], F.relu(F.conv2d(x, w, b, padding=(1 - halo, 1))), 0.3)
 
-    torch.testing.assert_close(evolve_maps(x, w, b, 0.3, halo), ref(x, w, b))
-    assert torch.autograd.gradcheck(lambda x, w, b: evolve_maps(x, w, b, 0.3, halo), (x, w, b))
+    def evolve(x, w, b):  # overwrite=True writes into its input: give it an intermediate (x * 1)
+        return evolve_maps(x * 1.0, w, b, 0.3, halo, overwrite=overwrite)
+
+    torch.testing.assert_close(evolve(x, w, b), ref(x, w, b))
+    assert torch.autograd.gradcheck(evolve, (x, w, b))
+    if overwrite and halo == 0:
+        inter = x * 1.0
+        assert evolve_maps(inter, w, b, 0.3, overwrite=True) is inter
+        with torch.no_grad():  # inference takes the same in-place route
+            inter = x * 1.0
+            torch.testing.assert_close(evolve_maps(inter, w, b, 0.3, overwrite=True), ref(x, w, b))
+            torch.testing.assert_close(inter, ref(x, w, b))
 
 
 @pytest.mark.parametrize("elements", [None, 4 * 23 * 23 * 2, 4 * 23 * 7, 1])  # 1, 2, 15 and 69 blocks
