@@ -17,9 +17,10 @@ def keep_freed_memory(enable: bool = True) -> bool:
     Every (B, K, N, N) attention map is a large allocation, which glibc serves with a fresh ``mmap``
     whose pages are faulted in (and zeroed by the kernel) on first touch, then unmapped when freed. Keeping
     them on the heap avoids that work: measured on the project's 2-core CPU machine, a training step of a
-    3-layer stack at N = 405 takes about 2.5 s instead of about 8 s (``benchmarks/attention_speed_memory.py
-    --keep-freed-memory``). The cost: the process keeps its peak memory until it exits. The same effect
-    without code: ``MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=68719476736`` in the environment.
+    3-layer stack with stored evolving maps at N = 405 takes 1.2 s instead of 3.1 s to 5.3 s
+    (``benchmarks/attention_speed_memory.py --keep-freed-memory``). The cost: the process keeps its peak
+    memory until it exits. The same effect without code: ``MALLOC_MMAP_MAX_=0
+    MALLOC_TRIM_THRESHOLD_=68719476736`` in the environment.
 
     Parameters
     ----------

@@ -390,7 +390,7 @@ def auto_blocks(elements: int, device_type: str) -> bool:
 
     Blocks on CPU from ``AUTO_BLOCKED_ELEMENTS`` on, unless the process keeps freed memory
     (:func:`eadct.runtime.keep_freed_memory`): then stored maps cost no page faults and measured faster
-    (1.44x against 2.66x the plain step at N = 405), so they stay stored as long as they fit (the memory
+    (1.48x against 2.90x the plain step at N = 405), so they stay stored as long as they fit (the memory
     guard proposes ``checkpoint_attention=True`` where they do not).
     """
     return device_type == "cpu" and elements >= AUTO_BLOCKED_ELEMENTS and not keeps_freed_memory()
