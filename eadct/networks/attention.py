@@ -215,9 +215,8 @@ def _map_block(q, k, v, previous, valid, weight, bias, alpha, beta, p_drop, trai
             beta=alpha,
             alpha=1.0 - alpha,
         )
-        logits = torch.ops.aten._unsafe_view(
-            logits, (b, heads, m_q, m)
-        )  # not a view for autograd: evolve_maps may write into it
+        # not a view for autograd (a .view would make evolve_maps' in-place write a CopySlices)
+        logits = torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
     else:
         logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
     r0, top, bottom = (0, 0, 0) if rows is None else rows
@@ -250,9 +249,10 @@ def map_dropout(weights: torch.Tensor, p: float, training: bool) -> torch.Tensor
     """
     if not training or p == 0:
         return weights
-    if weights.device.type != "cpu" or round((1.0 - p) * 65536) == 0:
+    keep = round((1.0 - p) * 65536)
+    if weights.device.type != "cpu" or keep == 0:
         return F.dropout(weights, p, training)
-    return _MapDropout.apply(weights, p)
+    return _MapDropout.apply(weights, keep)
 
 
 class _MapDropout(torch.autograd.Function):
@@ -265,8 +265,7 @@ class _MapDropout(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, x, p):
-        keep = round((1.0 - p) * 65536)
+    def forward(ctx, x, keep):
         n = x.numel()
         draws = torch.empty((n + 3) // 4, dtype=torch.int64, device=x.device).random_(-(2**63), 2**63 - 1)
         mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
