@@ -10,10 +10,11 @@ attention width = d_model (attention_ratio 1, no conv branch), as in the issue's
 
 - ``plain``: softmax(QK^T / sqrt(d_head)) V materialised, no map convolution (alpha = beta = 0);
 - ``evolving``: the EA layer (alpha 0.5, beta 0.3, 3x3 map convolution);
-- ``evolving+ckpt``: the same with ``checkpoint_attention=True``: the map path in blocks of query rows,
+- ``evolving+recompute``: the same with ``recompute_attention=True``: the map path in blocks of query rows,
   recomputed block by block in backward (what ``"auto"``, the default, picks for maps of 2**24 values and more);
 - ``evolving+ds4``: the evolving layer with the tokens pooled by 4 before attention;
-- ``plain+ckpt``: plain attention through the same blocked path as ``evolving+ckpt`` (what blocking alone does);
+- ``plain+recompute``: plain attention through the same blocked path as ``evolving+recompute`` (what
+  blocking alone does);
 - ``torch-fused``: ``nn.TransformerEncoder`` (dropout 0, its fused attention kernel), same width/heads/FFN;
 - ``map-conv``: the map convolutions alone (forward, then the input and weight gradients, for the
   ``layers - 1`` layers that evolve a map; channels-last, as ``evolve_maps`` runs them): what no evolving
@@ -40,7 +41,7 @@ import time
 import torch
 from torch import nn
 
-VARIANTS = ("plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused", "map-conv")
+VARIANTS = ("plain", "evolving", "evolving+recompute", "evolving+ds4", "plain+recompute", "torch-fused", "map-conv")
 
 
 def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
@@ -60,7 +61,7 @@ def build(variant: str, length: int, d_model: int, n_heads: int, n_layers: int):
         beta=beta,
         dropout=0.1,
         norm="layer",
-        checkpoint_attention=variant.endswith("+ckpt"),
+        recompute_attention=variant.endswith("+recompute"),
         attention_downsample=4 if variant == "evolving+ds4" else 1,
         fast_plain_attention=False,  # "plain" is the materialised reference
     )
@@ -161,7 +162,7 @@ def _peak_rss() -> int:
 
 
 def estimate_gb(variant, length, batch, d_model, n_heads, n_layers, device_type="cpu", precision="float32") -> float:
-    from eadct.networks.memory import estimate_stack_training_bytes
+    from eadct.networks import estimate_stack_training_bytes
 
     if variant == "torch-fused":
         return 0.0
@@ -171,11 +172,11 @@ def estimate_gb(variant, length, batch, d_model, n_heads, n_layers, device_type=
         estimate_stack_training_bytes(
             batch,
             length,
-            d_model,
-            n_heads,
-            n_layers,
+            d_model=d_model,
+            n_heads=n_heads,
+            n_layers=n_layers,
             evolving=not variant.startswith("plain"),
-            checkpoint=variant.endswith("+ckpt"),
+            recompute=variant.endswith("+recompute"),
             downsample=4 if variant == "evolving+ds4" else 1,
             bytes_per_value=2 if precision == "bf16" else 4,
             device_type=device_type,
@@ -184,7 +185,7 @@ def estimate_gb(variant, length, batch, d_model, n_heads, n_layers, device_type=
     )
 
 
-def main(argv=None) -> None:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lengths", type=int, nargs="+", default=[24, 144, 405, 896, 1751, 2500])
     parser.add_argument("--batch", type=int, default=32)
@@ -224,35 +225,23 @@ def main(argv=None) -> None:
         "settings, round and git commit, so a sweep that crashed or was stopped goes on where it was",
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one row, print JSON
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> None:
+    args = _parser().parse_args(argv)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-
     if args.one:
         if args.keep_freed_memory:
             from eadct.runtime import keep_freed_memory
 
             keep_freed_memory()
         variant, length = args.one.split("@")
-        print(
-            json.dumps(
-                measure(
-                    variant,
-                    int(length),
-                    args.batch,
-                    args.d_model,
-                    args.heads,
-                    args.layers,
-                    args.repeats,
-                    device,
-                    args.precision,
-                    args.compile,
-                )
-            )
-        )
+        shape = (args.batch, args.d_model, args.heads, args.layers, args.repeats)
+        print(json.dumps(measure(variant, int(length), *shape, device, args.precision, args.compile)))
         return
-
-    from eadct.networks.memory import available_memory_bytes
+    from eadct.networks import available_memory_bytes
 
     limit = args.memory_gb or 0.8 * available_memory_bytes(device) / 2**30
     name = torch.cuda.get_device_name() if device.type == "cuda" else platform.processor() or platform.machine()
@@ -270,35 +259,44 @@ def main(argv=None) -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|", flush=True)
     for length in args.lengths:
-        ref = None
-        results: dict[str, dict | str] = {}
-        for round_ in range(args.rounds):
-            for variant in args.variants:
-                if isinstance(results.get(variant), str):
-                    continue  # skipped or failed
-                r = _resumable_row(args, variant, length, limit, round_)
-                old = results.get(variant)
-                if isinstance(r, dict) and isinstance(old, dict):
-                    r = {
-                        "train_s": min(r["train_s"], old["train_s"]),
-                        "infer_s": min(r["infer_s"], old["infer_s"]),
-                        "peak_gb": max(r["peak_gb"], old["peak_gb"]),
-                    }
-                results[variant] = r
+        _print_rows(args, length, _measure_length(args, length, limit))
+
+
+def _measure_length(args, length: int, limit: float) -> dict:
+    """Every variant at ``length``, ``--rounds`` times interleaved: fastest times, highest peak."""
+    results: dict[str, dict | str] = {}
+    for round_ in range(args.rounds):
         for variant in args.variants:
-            est = _estimate(args, variant, length)
-            r = results[variant]
-            if isinstance(r, str):
-                print(f"| {length} | {variant} | {r} | | | | | | {est:.1f} |", flush=True)
-                continue
-            if variant == "plain":
-                ref = r
-            ratio = lambda k, r=r, ref=ref: f"{r[k] / ref[k]:.2f}" if ref and ref[k] > 0 else "-"  # noqa: E731
-            print(
-                f"| {length} | {variant} | {r['train_s']:.3f} | {ratio('train_s')} | {r['infer_s']:.3f} | "
-                f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",
-                flush=True,
-            )
+            if isinstance(results.get(variant), str):
+                continue  # skipped or failed
+            r = _resumable_row(args, variant, length, limit, round_)
+            old = results.get(variant)
+            if isinstance(r, dict) and isinstance(old, dict):
+                r = {
+                    "train_s": min(r["train_s"], old["train_s"]),
+                    "infer_s": min(r["infer_s"], old["infer_s"]),
+                    "peak_gb": max(r["peak_gb"], old["peak_gb"]),
+                }
+            results[variant] = r
+    return results
+
+
+def _print_rows(args, length: int, results: dict) -> None:
+    ref = None
+    for variant in args.variants:
+        est = _estimate(args, variant, length)
+        r = results[variant]
+        if isinstance(r, str):
+            print(f"| {length} | {variant} | {r} | | | | | | {est:.1f} |", flush=True)
+            continue
+        if variant == "plain":
+            ref = r
+        ratio = lambda k, r=r, ref=ref: f"{r[k] / ref[k]:.2f}" if ref and ref[k] > 0 else "-"  # noqa: E731
+        print(
+            f"| {length} | {variant} | {r['train_s']:.3f} | {ratio('train_s')} | {r['infer_s']:.3f} | "
+            f"{ratio('infer_s')} | {r['peak_gb']:.2f} | {ratio('peak_gb')} | {est:.2f} |",
+            flush=True,
+        )
 
 
 def _estimate(args, variant: str, length: int) -> float:
@@ -308,9 +306,9 @@ def _estimate(args, variant: str, length: int) -> float:
 
 def _row_key(args, variant: str, length: int, round_: int) -> str:
     """What identifies a measured row in a ``--resume`` file: settings, round, torch and the git commit."""
-    from eadct.tables._runner import _git_commit  # the tables runner's lookup, read once per process
+    from eadct.provenance import git_commit  # read once per process
 
-    code = _git_commit()
+    code = git_commit()
     settings = (
         variant,
         length,

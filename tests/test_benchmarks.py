@@ -52,7 +52,7 @@ def test_resume_reuses_measured_rows(bench, tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize(
-    "variant", ["plain", "evolving", "evolving+ckpt", "evolving+ds4", "plain+ckpt", "torch-fused", "map-conv"]
+    "variant", ["plain", "evolving", "evolving+recompute", "evolving+ds4", "plain+recompute", "torch-fused", "map-conv"]
 )
 def test_every_variant_measures_a_step_at_a_small_size(bench, variant):
     assert variant in bench.VARIANTS

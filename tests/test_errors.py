@@ -80,10 +80,10 @@ def test_all_bad_params_named_at_once(panel):
         assert name in str(err.value)
 
 
-def test_checkpoint_attention_values(panel):
+def test_recompute_attention_values(panel):
     X, y = panel
-    with pytest.raises(ValueError, match="checkpoint_attention must be True, False or 'auto'"):
-        EADCTClassifier(**TINY, checkpoint_attention="always").fit(X, y)
+    with pytest.raises(ValueError, match="recompute_attention must be True, False or 'auto'"):
+        EADCTClassifier(**TINY, recompute_attention="always").fit(X, y)
 
 
 def test_not_an_optimizer(panel):

@@ -255,7 +255,9 @@ def test_cuda_fit_bf16_and_cpu_unpickle(panel):
 def test_chunked_inference_equals_one_batch(fitted_classifier, panel, monkeypatch):
     X, _ = panel
     whole = fitted_classifier.predict_proba(X)
-    monkeypatch.setattr(type(fitted_classifier), "_inference_batch_size", lambda self, length, device: 4)
+    import eadct.estimators._base as base
+
+    monkeypatch.setattr(base, "inference_batch_size", lambda config, **kw: 4)
     np.testing.assert_allclose(fitted_classifier.predict_proba(X), whole, atol=1e-6)
 
 
@@ -282,7 +284,7 @@ def test_memory_guard_auto_picks_a_plan(panel, monkeypatch):
 
 def test_long_series_options_fit(panel):
     X, y = panel
-    clf = EADCTClassifier(**TINY, checkpoint_attention=True, attention_downsample=4).fit(X, y)
+    clf = EADCTClassifier(**TINY, recompute_attention=True, attention_downsample=4).fit(X, y)
     assert clf.memory_plan_ == {} and clf.predict(X).shape == (len(y),)
 
 

@@ -39,13 +39,15 @@ def _rel(a, b):
 
 @pytest.mark.parametrize("elements", [None, 4 * 23 * 7])  # one block; 15 blocks
 def test_blocked_map_path_matches_the_full_path_on_cuda(elements):
-    from eadct.networks.attention import _map_block, chunked_map_path
+    from eadct.networks.attention import MapSettings, chunked_map_path, map_block
 
     q, k, v, prev, w, b = _map_inputs()
     valid = torch.ones(3, 23, dtype=torch.bool, device=CUDA)
     valid[1, 15:] = False
-    h1, l1 = _map_block(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True)
-    h2, l2 = chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True, True, elements)
+    settings = MapSettings(alpha=0.5, beta=0.3, dropout=0.0, training=True, block_elements=elements)
+    tensors = dict(previous=prev, valid=valid, weight=w, bias=b)
+    h1, l1 = map_block(q, k, v, **tensors, settings=settings)
+    h2, l2 = chunked_map_path(q, k, v, **tensors, settings=settings)
     torch.testing.assert_close(torch.nan_to_num(h2), torch.nan_to_num(h1))
     torch.testing.assert_close(l2, l1)
     gh, gl = torch.randn_like(h1) * valid[:, None, :, None], torch.randn_like(l1)
@@ -57,21 +59,22 @@ def test_blocked_map_path_matches_the_full_path_on_cuda(elements):
 
 
 def test_blocked_map_path_replays_the_cuda_dropout_masks():
-    from eadct.networks.attention import chunked_map_path
+    from eadct.networks.attention import MapSettings, chunked_map_path
 
     valid = torch.ones(2, 9, dtype=torch.bool, device=CUDA)
     valid[1, 6:] = False
 
     def f(q, k, v, prev, w, b):
         torch.manual_seed(3)  # seeds the CUDA generator too: the same masks on every call
-        return chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.2, True, True, 2 * 9 * 4)  # 6 blocks
+        settings = MapSettings(alpha=0.5, beta=0.3, dropout=0.2, training=True, block_elements=2 * 9 * 4)  # 6 blocks
+        return chunked_map_path(q, k, v, previous=prev, valid=valid, weight=w, bias=b, settings=settings)
 
     assert torch.autograd.gradcheck(f, _map_inputs(b=2, heads=2, m=9, d_head=3), atol=1e-6)
 
 
 def test_encoder_checkpointing_with_dropout_on_cuda():
     # one block per layer (CUDA blocks hold 2**24 values): the same masks as the stored path
-    plain, ckpt = _encoder(checkpoint_attention=False), _encoder(checkpoint_attention=True)
+    plain, ckpt = _encoder(recompute_attention=False), _encoder(recompute_attention=True)
     ckpt.load_state_dict(plain.state_dict())
     x = torch.randn(4, 64, 3, device=CUDA)
     outs, grads = [], []
@@ -87,7 +90,7 @@ def test_encoder_checkpointing_with_dropout_on_cuda():
 
 
 def test_bf16_autocast_blocked_and_stored_agree_with_float32():
-    ref, stored, blocked = (_encoder(dropout=0.0, checkpoint_attention=c) for c in (False, False, True))
+    ref, stored, blocked = (_encoder(dropout=0.0, recompute_attention=c) for c in (False, False, True))
     x = torch.randn(4, 64, 3, device=CUDA)
     target = torch.randn(4, 64, 32, device=CUDA)
     results = []
@@ -114,7 +117,7 @@ def test_auto_stores_the_maps_on_cuda(monkeypatch):
     from eadct.networks import attention
 
     monkeypatch.setattr(attention, "AUTO_BLOCKED_ELEMENTS", 1)  # every map counts as large
-    enc = _encoder(checkpoint_attention="auto", dropout=0.0).train()
+    enc = _encoder(recompute_attention="auto", dropout=0.0).train()
     _, chain = enc(torch.randn(2, 64, 3, device=CUDA), return_logits=True)
     names = [type(t.grad_fn).__name__ for t in chain]
     assert len(names) == 4 and "_ChunkedMapsBackward" not in names
@@ -128,7 +131,7 @@ def test_blocked_inference_on_cuda_equals_stored(monkeypatch):
     # shape: about 1e-3 apart. Without TF32 both paths are float32 and agree to 1e-5.
     monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
-    enc = _encoder(checkpoint_attention=False).eval()
+    enc = _encoder(recompute_attention=False).eval()
     x = torch.randn(3, 64, 3, device=CUDA)
     with torch.enable_grad():
         stored = enc(x).detach()
@@ -150,7 +153,7 @@ def test_memory_estimate_bounds_the_cuda_peak():
             n_heads=heads,
             attention_ratio=1.0,
             n_blocks=2,
-            checkpoint_attention=checkpoint,
+            recompute_attention=checkpoint,
             fast_plain_attention=False,
         )
         torch.manual_seed(0)
@@ -168,11 +171,11 @@ def test_memory_estimate_bounds_the_cuda_peak():
         est = estimate_stack_training_bytes(
             b,
             n,
-            d,
-            heads,
-            layers,
+            d_model=d,
+            n_heads=heads,
+            n_layers=layers,
             evolving=True,
-            checkpoint=checkpoint,
+            recompute=checkpoint,
             bytes_per_value=2 if bf16 else 4,
             device_type="cuda",
         )

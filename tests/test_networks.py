@@ -173,8 +173,8 @@ def test_checkpointing_gives_same_outputs_and_gradients(padded, block, monkeypat
         monkeypatch.setattr(attention, "CHUNK_ELEMENTS", block)
     # float64: the loss's gradients span 1e-5 to 1e2, and float32 rounding of a different summation order
     # (per block) would need a loose tolerance
-    plain = encoder(dropout=0.0, checkpoint_attention=False).double()
-    ckpt = encoder(dropout=0.0, checkpoint_attention=True).double()
+    plain = encoder(dropout=0.0, recompute_attention=False).double()
+    ckpt = encoder(dropout=0.0, recompute_attention=True).double()
     ckpt.load_state_dict(plain.state_dict())
     plain.train()
     ckpt.train()
@@ -195,7 +195,7 @@ def test_checkpointing_gives_same_outputs_and_gradients(padded, block, monkeypat
 
 def test_checkpointing_with_dropout_replays_the_same_masks():
     # one block per layer here, so the blocked path draws the same masks as the stored one
-    plain, ckpt = encoder(checkpoint_attention=False), encoder(checkpoint_attention=True)
+    plain, ckpt = encoder(recompute_attention=False), encoder(recompute_attention=True)
     ckpt.load_state_dict(plain.state_dict())
     x = torch.randn(2, 24, 3)
     grads = []
@@ -315,15 +315,17 @@ def test_evolve_maps_backward_is_the_derivative(halo, overwrite):
 @pytest.mark.parametrize("elements", [None, 4 * 23 * 23 * 2, 4 * 23 * 7, 1])  # 1, 2, 15 and 69 blocks
 @pytest.mark.parametrize("padded", [False, True])
 def test_blocked_map_path_matches_the_full_path(elements, padded):
-    from eadct.networks.attention import _map_block, chunked_map_path
+    from eadct.networks.attention import MapSettings, chunked_map_path, map_block
 
     q, k, v, prev, w, b = _map_inputs()
     valid = None
     if padded:
         valid = torch.ones(3, 23, dtype=torch.bool)
         valid[1, 15:] = False
-    h1, l1 = _map_block(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True)
-    h2, l2 = chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.0, True, True, elements)
+    settings = MapSettings(alpha=0.5, beta=0.3, dropout=0.0, training=True, block_elements=elements)
+    tensors = dict(previous=prev, valid=valid, weight=w, bias=b)
+    h1, l1 = map_block(q, k, v, **tensors, settings=settings)
+    h2, l2 = chunked_map_path(q, k, v, **tensors, settings=settings)
     torch.testing.assert_close(torch.nan_to_num(h2), torch.nan_to_num(h1))
     torch.testing.assert_close(l2, l1)
     gh, gl = torch.randn_like(h1), torch.randn_like(l1)
@@ -337,24 +339,27 @@ def test_blocked_map_path_matches_the_full_path(elements, padded):
 
 
 def test_blocked_map_path_backward_is_the_derivative_with_dropout():
-    from eadct.networks.attention import chunked_map_path
+    from eadct.networks.attention import MapSettings, chunked_map_path
 
     valid = torch.ones(2, 9, dtype=torch.bool)
     valid[1, 6:] = False
 
     def f(q, k, v, prev, w, b):
         torch.manual_seed(3)  # the same dropout masks on every call; backward must replay them
-        return chunked_map_path(q, k, v, prev, valid, w, b, 0.5, 0.3, 0.2, True, True, 2 * 9 * 4)  # 6 blocks
+        settings = MapSettings(alpha=0.5, beta=0.3, dropout=0.2, training=True, block_elements=2 * 9 * 4)  # 6 blocks
+        return chunked_map_path(q, k, v, previous=prev, valid=valid, weight=w, bias=b, settings=settings)
 
     assert torch.autograd.gradcheck(f, _map_inputs(b=2, heads=2, m=9, d_head=3), atol=1e-6)
 
 
 def test_blocked_map_path_without_logits_or_convolution():
-    from eadct.networks.attention import _map_block, chunked_map_path
+    from eadct.networks.attention import MapSettings, chunked_map_path, map_block
 
     q, k, v = _map_inputs()[:3]
-    h1, _ = _map_block(q, k, v, None, None, None, None, 0.0, 0.0, 0.0, True)
-    h2, logits = chunked_map_path(q, k, v, None, None, None, None, 0.0, 0.0, 0.0, True, False, 4 * 23 * 5)
+    none = dict(previous=None, valid=None, weight=None, bias=None)
+    settings = MapSettings(alpha=0.0, beta=0.0, training=True, need_logits=False, block_elements=4 * 23 * 5)
+    h1, _ = map_block(q, k, v, **none, settings=settings)
+    h2, logits = chunked_map_path(q, k, v, **none, settings=settings)
     assert logits is None
     torch.testing.assert_close(h2, h1)
     full, blocked = torch.autograd.grad(h1.sum(), (q, k, v)), torch.autograd.grad(h2.sum(), (q, k, v))
@@ -369,7 +374,7 @@ def test_auto_checkpointing_blocks_large_maps_only(monkeypatch):
     monkeypatch.delenv("MALLOC_MMAP_MAX_", raising=False)
     monkeypatch.setattr(runtime, "_keeping", False)
 
-    enc = encoder(checkpoint_attention="auto", dropout=0.0).train()
+    enc = encoder(recompute_attention="auto", dropout=0.0).train()
     x = torch.randn(2, 24, 3)
 
     def blocked_layers():
@@ -381,14 +386,14 @@ def test_auto_checkpointing_blocks_large_maps_only(monkeypatch):
     assert blocked_layers() == [True] * 4
     monkeypatch.setenv("MALLOC_MMAP_MAX_", "0")  # the process keeps freed memory: stored maps are faster
     assert blocked_layers() == [False] * 4
-    with pytest.raises(ValueError, match="checkpoint_attention must be True, False or 'auto'"):
-        encoder(checkpoint_attention="yes")
+    with pytest.raises(ValueError, match="recompute_attention must be True, False or 'auto'"):
+        encoder(recompute_attention="yes")
 
 
 def test_inference_runs_in_blocks_with_the_same_result(monkeypatch):
     from eadct.networks import attention
 
-    enc = encoder(checkpoint_attention=False)
+    enc = encoder(recompute_attention=False)
     x = torch.randn(3, 24, 3)
     with torch.enable_grad():
         stored = enc(x).detach()  # with gradients enabled the stored path runs

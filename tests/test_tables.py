@@ -16,7 +16,8 @@ import pytest
 from eadct.tables import TableConfigError, available_tables, build_report, collect_results, load_table, run_table
 from eadct.tables._config import PROFILE_KEYS
 from eadct.tables._report import _ranks, read_published, summary
-from eadct.tables._runner import _rungs, candidates, result_path, search_split
+from eadct.tables._search import candidates, rungs, search_split
+from eadct.tables._store import result_path
 
 PROFILES = """
 [tiny]
@@ -158,9 +159,9 @@ def test_candidates_and_rungs():
     assert cands[0] == {"d_model": 64, "n_blocks": 2, "alpha": 0.5, "beta": 0.3, "attention_ratio": 0.25}  # defaults
     assert candidates(t2, t2.models["ResNet"], prof) == [{}]
     assert candidates(t2, t2.models["EA-DC-Transformer"], t2.profile("quick")) == [cands[0]]  # quick: no search
-    assert _rungs(prof, 6) == [(6, 15), (3, 45)]
+    assert rungs(prof, 6) == [(6, 15), (3, 45)]
     full = t2.profile("full")
-    assert _rungs(full, 48) == [(48, 12), (16, 36), (6, 100), (2, 200)]
+    assert rungs(full, 48) == [(48, 12), (16, 36), (6, 100), (2, 200)]
 
 
 def test_search_split_is_stratified_and_inside_train(tiny_setup):

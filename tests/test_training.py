@@ -88,7 +88,8 @@ def test_pretraining_changes_encoder_not_task_head():
     net, data = _network_and_data()
     enc0, head0 = _params(net.encoder), _params(net.task_head)
     history = []
-    pretrain(net, data, None, StageSettings(max_epochs=2, batch_size=8), torch.Generator().manual_seed(0), history)
+    settings = StageSettings(max_epochs=2, batch_size=8)
+    pretrain(net, data, settings=settings, generator=torch.Generator().manual_seed(0), history=history)
     assert [r["stage"] for r in history] == ["pretrain", "pretrain"]
     assert any(not torch.equal(v, _params(net.encoder)[k]) for k, v in enc0.items())
     assert all(torch.equal(v, _params(net.task_head)[k]) for k, v in head0.items())
@@ -98,14 +99,15 @@ def test_finetuning_trains_head_and_encoder():
     net, data = _network_and_data()
     enc0, head0, rec0 = _params(net.encoder), _params(net.task_head), _params(net.reconstruction_head)
     history = []
+    settings = StageSettings(max_epochs=2, batch_size=8)
     finetune(
         net,
-        "classification",
         data,
         data,
-        StageSettings(max_epochs=2, batch_size=8),
-        torch.Generator().manual_seed(0),
-        history,
+        task="classification",
+        settings=settings,
+        generator=torch.Generator().manual_seed(0),
+        history=history,
     )
     assert any(not torch.equal(v, _params(net.task_head)[k]) for k, v in head0.items())
     assert any(not torch.equal(v, _params(net.encoder)[k]) for k, v in enc0.items())
@@ -123,7 +125,9 @@ def test_any_optimizer_class_is_used():
 
     net, data = _network_and_data()
     settings = StageSettings(max_epochs=1, batch_size=8, optimizer=Recording, optimizer_kwargs={"momentum": 0.9})
-    finetune(net, "classification", data, None, settings, torch.Generator().manual_seed(0), [])
+    finetune(
+        net, data, task="classification", settings=settings, generator=torch.Generator().manual_seed(0), history=[]
+    )
     assert len(calls) == 3  # 24 samples / batch 8
 
 
@@ -131,7 +135,8 @@ def test_early_stopping_stops():
     net, data = _network_and_data()
     history = []
     settings = StageSettings(max_epochs=200, batch_size=8, lr=1e-2, n_iter_no_change=3)
-    finetune(net, "classification", data, data, settings, torch.Generator().manual_seed(0), history)
+    generator = torch.Generator().manual_seed(0)
+    finetune(net, data, data, task="classification", settings=settings, generator=generator, history=history)
     flags = [r["best"] for r in history]
     assert len(history) < 200
     assert flags[-4:] == [True, False, False, False]  # stopped 3 epochs after the last improvement

@@ -1,7 +1,8 @@
-"""scikit-learn estimators around the EA-DC-Transformer."""
+"""scikit-learn estimators around the EA-DC-Transformer, and the input coercion they share."""
 
 from ._classifier import EADCTClassifier
+from ._input import Panel, fill_missing, to_panel
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 
-__all__ = ["EADCTClassifier", "EADCTRegressor", "EADCTRepresentation"]
+__all__ = ["EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "Panel", "fill_missing", "to_panel"]

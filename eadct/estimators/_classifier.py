@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
-from ._params import ARCHITECTURE_DOC, TRAINING_DOC
+from ._params import SUPERVISED, make_init, parameters_doc
 
 
 class EADCTClassifier(ClassifierMixin, EADCTBase):
@@ -21,13 +21,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
 
     Parameters
     ----------
-{ARCHITECTURE_DOC}    head_hidden_size : int or None, default=None
-        Hidden layer of the classification head (None: GELU, dropout, linear).
-    max_epochs : int, default=100
-        Fine-tuning epochs (at most).
-    pretrain_epochs : int, default=50
-        Pretraining epochs (at most); 0 skips pretraining.
-{TRAINING_DOC}
+{parameters_doc(SUPERVISED)}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -56,77 +50,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
     """
 
     _task = "classification"
-
-    def __init__(
-        self,
-        *,
-        architecture="ea-dc-transformer",
-        alpha=0.5,
-        beta=0.3,
-        attention_ratio=0.25,
-        d_model=64,
-        n_heads=8,
-        n_blocks=2,
-        attention_kernel_size=3,
-        d_ff=256,
-        dropout=0.1,
-        norm="batch",
-        checkpoint_attention="auto",
-        attention_downsample=1,
-        pooling="mean",
-        head_hidden_size=None,
-        max_epochs=100,
-        pretrain_epochs=50,
-        lr=1e-3,
-        batch_size=32,
-        mask_ratio=0.15,
-        mask_length=3.0,
-        validation_fraction=0.1,
-        n_iter_no_change=30,
-        optimizer=None,
-        optimizer_kwargs=None,
-        clip_grad_norm=4.0,
-        missing_values="raise",
-        device="auto",
-        precision="auto",
-        memory_guard="raise",
-        checkpoint_path=None,
-        random_state=None,
-        verbose=False,
-    ):
-        self.architecture = architecture
-        self.alpha = alpha
-        self.beta = beta
-        self.attention_ratio = attention_ratio
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_blocks = n_blocks
-        self.attention_kernel_size = attention_kernel_size
-        self.d_ff = d_ff
-        self.dropout = dropout
-        self.norm = norm
-        self.checkpoint_attention = checkpoint_attention
-        self.attention_downsample = attention_downsample
-        self.pooling = pooling
-        self.head_hidden_size = head_hidden_size
-        self.max_epochs = max_epochs
-        self.pretrain_epochs = pretrain_epochs
-        self.lr = lr
-        self.batch_size = batch_size
-        self.mask_ratio = mask_ratio
-        self.mask_length = mask_length
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.optimizer = optimizer
-        self.optimizer_kwargs = optimizer_kwargs
-        self.clip_grad_norm = clip_grad_norm
-        self.missing_values = missing_values
-        self.device = device
-        self.precision = precision
-        self.memory_guard = memory_guard
-        self.checkpoint_path = checkpoint_path
-        self.random_state = random_state
-        self.verbose = verbose
+    __init__ = make_init(SUPERVISED)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).

@@ -1,98 +1,289 @@
-"""The numpydoc text of the hyperparameters the estimators share (one source for all three)."""
+"""The estimators' hyperparameters: one definition each (default, check, documentation).
 
-ARCHITECTURE_DOC = """\
-    architecture : str, default="ea-dc-transformer"
-        The network, one of the rows of the paper's tables: "ea-dc-transformer"; "dc-transformer"
-        (alpha = beta = 0); "transformer" (TST: attention_ratio 1, alpha = beta = 0); "dilated-conv"
-        (attention_ratio 0); "lstm" and "gru" (``n_blocks`` layers of width ``d_model``); "resnet" (Wang et
-        al. 2017, width 128). The transformer family overrides the parameters named in brackets.
-    alpha : float, default=0.5
-        Paper's alpha: weight of the previous layer's attention logits in the input of
-        the attention-map convolution (``A_in = alpha * A_prev + (1 - alpha) * S``).
-        0 cuts the skip connection between maps ("w/o skip" ablation).
-    beta : float, default=0.3
-        Paper's beta: weight of the ``ReLU(Conv2d)`` path in the evolved logits
-        (``A = beta * ReLU(Conv(A_in)) + (1 - beta) * A_in``). 0 builds no map
-        convolution ("w/o convolution"); ``alpha = beta = 0`` is the DC-Transformer.
-        The authors' code calls these two weights the other way round.
-    attention_ratio : float, default=0.25
-        The paper's p: share of ``d_model`` given to the attention branch; the dilated
-        causal convolution branch gets ``1 - p``. 1 gives an EA-Transformer, 0 a dilated
-        convolution network. ``attention_ratio * d_model`` must be divisible by ``n_heads``.
-    d_model : int, default=64
-        Model width d.
-    n_heads : int, default=8
-        Attention heads K (the channels of the map convolution).
-    n_blocks : int, default=2
-        Blocks of 2 EA-DC layers each; the conv dilation doubles per block.
-    attention_kernel_size : int, default=3
-        Kernel of the 2D convolution over the attention maps (1, 3 or 5 in the paper).
-    d_ff : int, default=256
-        Hidden width of the feed-forward network of each layer.
-    dropout : float, default=0.1
-        Dropout of the embedding, residual paths, attention weights and head.
-    norm : {"batch", "layer"}, default="batch"
-        BatchNorm over valid steps (as TST) or LayerNorm.
-    checkpoint_attention : bool or "auto", default="auto"
-        True: run the attention-map path in blocks of query rows and recompute it block by block in
-        backward instead of storing its (B, K, N, N) tensors (one map per layer stays). False: store
-        them. "auto": on CPU, blocks where a layer's maps hold at least 2**24 values (e.g. batch 32,
-        8 heads, N >= 256), where blocking measured both faster and leaner; stored maps below, where
-        they are faster, on CUDA (an H100 ran the blocked step at 1.6x to 1.9x the stored one) and
-        where the process keeps freed memory (``eadct.runtime.keep_freed_memory``: no page faults,
-        stored maps faster); the memory guard proposes True where stored maps do not fit. Results
-        agree within float tolerance (dropout masks are drawn per block). See docs/long_series.md for measurements.
-    attention_downsample : int, default=1
-        Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the
-        result back to N steps, as the authors' code does for long series; the convolution branch keeps
-        full resolution. 1 = off.
-    pooling : {"mean", "max", "flatten"}, default="mean"
-        Pooling of the step representations into one vector per series over its valid steps.
-        ``"flatten"`` is TST's head input: the N x d step representations of the longest training series
-        length N, concatenated (shorter series are zero-padded); the model then accepts series of at most N
-        steps, and ``transform`` returns N * d features.
+The encoder's settings are defined by the fields of :class:`~eadct.networks.EncoderConfig`; the others
+(task head, training, runtime) here. Each estimator lists the names it takes; its ``__init__`` (the usual
+scikit-learn one: keyword arguments stored unchanged), its docstring and its validation are generated from
+these definitions, so a parameter is never restated.
 """
 
-TRAINING_DOC = """\
-    lr : float, default=1e-3
-        Learning rate (constant).
-    batch_size : int, default=32
-    mask_ratio : float, default=0.15
-        Share of input values masked in pretraining.
-    mask_length : float, default=3.0
-        Mean length of a masked run (geometric run lengths).
-    validation_fraction : float, default=0.1
-        Share of the training data held out (stratified for classification) to choose
-        the best epoch. 0: no hold-out, the epoch with the lowest training loss is kept.
-    n_iter_no_change : int or None, default=30
-        Stop a stage after this many epochs without a better validation result.
-    optimizer : torch.optim.Optimizer subclass or None, default=None
-        None means ``torch.optim.RAdam`` (the paper's optimizer). Any optimizer class
-        taking ``(params, lr=..., **optimizer_kwargs)`` works, torch-optimizer's too.
-    optimizer_kwargs : dict or None, default=None
-        Extra optimizer arguments; None means ``betas=(0.9, 0.99)`` for RAdam.
-    clip_grad_norm : float or None, default=4.0
-        Gradient clipping by total norm.
-    missing_values : {"raise", "interpolate"}, default="raise"
-        What to do with NaN in X: refuse with a ValueError, or fill by linear
-        interpolation along time (a channel with no value in a series gets the
-        channel's training mean).
-    device : {"auto", "cpu", "cuda", ...} or torch.device, default="auto"
-        "auto" takes CUDA when available.
-    precision : {"auto", "float32", "bfloat16"}, default="auto"
-        "auto" is bf16 autocast on CUDA and float32 on CPU.
-    memory_guard : {"raise", "auto", "off"}, default="raise"
-        Before training, the peak memory is estimated from the data shape and settings. Where it exceeds
-        what the device has free, "raise" stops with a ValueError naming the estimate and settings that
-        would fit; "auto" picks the first of them (checkpointing, then a smaller batch, then
-        downsampling) and records it in ``memory_plan_``; "off" skips the check.
-    checkpoint_path : str or path or None, default=None
-        Where to save the training state after every epoch. A fit started again with
-        the same parameters and data resumes from it (and a finished fit is loaded
-        instead of retrained).
-    random_state : int, RandomState or None, default=None
-        Seeds initialisation, the validation split, shuffling, masks and dropout; the
-        same int gives identical predictions on CPU.
-    verbose : bool, default=False
-        Progress bars (tqdm) with per-epoch losses.
-"""
+from __future__ import annotations
+
+import inspect
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..networks import ARCHITECTURES, MEMORY_GUARDS, encoder_settings, get_architecture, validate_encoder_config
+from ..networks.config import is_positive_int
+
+
+@dataclass(frozen=True)
+class Param:
+    """One hyperparameter: default, check (None: not checked here), what it must be, numpydoc text."""
+
+    default: Any
+    check: Any
+    what: str
+    doc: str
+
+
+def _number(low=None, high=None, low_open=True, high_open=True):
+    def check(v):
+        if not isinstance(v, numbers.Real):
+            return False
+        ok_low = low is None or (v > low if low_open else v >= low)
+        return ok_low and (high is None or (v < high if high_open else v <= high))
+
+    return check
+
+
+def _none_or(check):
+    return lambda v: v is None or check(v)
+
+
+def _optimizer_class(v) -> bool:
+    return isinstance(v, type) and issubclass(v, torch.optim.Optimizer)
+
+
+PRECISIONS = ("auto", "float32", "bfloat16")
+POOLINGS = ("mean", "max", "flatten")
+
+_OTHER = {
+    "architecture": Param(
+        "ea-dc-transformer",
+        lambda v: isinstance(v, str) and v in ARCHITECTURES,
+        f"one of {sorted(ARCHITECTURES)}",
+        'str, default="ea-dc-transformer"\n'
+        '    The network, a row of the paper\'s tables: "ea-dc-transformer"; "dc-transformer" (alpha = beta = 0);\n'
+        '    "transformer" (TST: attention_ratio 1, alpha = beta = 0); "dilated-conv" (attention_ratio 0);\n'
+        '    "lstm" and "gru" (``n_blocks`` layers of width ``d_model``); "resnet" (Wang et al. 2017, width 128).\n'
+        "    A row fixes the settings named in brackets and ignores those it does not use\n"
+        "    (:data:`eadct.networks.ARCHITECTURES`, docs/model.md).",
+    ),
+    "pooling": Param(
+        "mean",
+        lambda v: v in POOLINGS,
+        "'mean', 'max' or 'flatten'",
+        '{"mean", "max", "flatten"}, default="mean"\n'
+        "    Pooling of the step representations into one vector per series over its valid steps.\n"
+        '    ``"flatten"`` is TST\'s head input: the N x d step representations of the longest training series\n'
+        "    length N, concatenated (shorter series are zero-padded); the model then accepts series of at most N\n"
+        "    steps, and ``transform`` returns N * d features.",
+    ),
+    "head_hidden_size": Param(
+        None,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=None\n"
+        "    Hidden layer of the task head (None: the classification head is GELU, dropout, linear; the\n"
+        "    regression head linear).",
+    ),
+    "max_epochs": Param(100, is_positive_int, "a positive int", "int, default=100\n    Fine-tuning epochs (at most)."),
+    "pretrain_epochs": Param(
+        50,
+        lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0,
+        "an int >= 0",
+        "int, default=50\n    Pretraining epochs (at most); 0 skips pretraining.",
+    ),
+    "lr": Param(1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (constant)."),
+    "batch_size": Param(32, is_positive_int, "a positive int", "int, default=32"),
+    "mask_ratio": Param(
+        0.15, _number(0, 1), "in (0, 1)", "float, default=0.15\n    Share of input values masked in pretraining."
+    ),
+    "mask_length": Param(
+        3.0,
+        _number(1, low_open=False),
+        "a number >= 1",
+        "float, default=3.0\n    Mean length of a masked run (geometric run lengths).",
+    ),
+    "validation_fraction": Param(
+        0.1,
+        _number(0, 1, low_open=False),
+        "in [0, 1)",
+        "float, default=0.1\n"
+        "    Share of the training data held out (stratified for classification) to choose the best epoch.\n"
+        "    0: no hold-out, the epoch with the lowest training loss is kept (also, with a warning, when the\n"
+        "    share rounds to no series, e.g. classes of fewer than 5 members at 0.1).",
+    ),
+    "n_iter_no_change": Param(
+        30,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=30\n    Stop a stage after this many epochs without a better validation result.",
+    ),
+    "optimizer": Param(
+        None,
+        _none_or(_optimizer_class),
+        "None or a torch.optim.Optimizer subclass (e.g. torch.optim.AdamW)",
+        "torch.optim.Optimizer subclass or None, default=None\n"
+        "    None means ``torch.optim.RAdam`` (the paper's optimizer). Any optimizer class taking\n"
+        "    ``(params, lr=..., **optimizer_kwargs)`` works, torch-optimizer's too.",
+    ),
+    "optimizer_kwargs": Param(
+        None,
+        _none_or(lambda v: isinstance(v, dict)),
+        "None or a dict",
+        "dict or None, default=None\n    Extra optimizer arguments; None means ``betas=(0.9, 0.99)`` for RAdam.",
+    ),
+    "clip_grad_norm": Param(
+        4.0,
+        _none_or(_number(0)),
+        "None or a positive number",
+        "float or None, default=4.0\n    Gradient clipping by total norm.",
+    ),
+    "missing_values": Param(
+        "raise",
+        lambda v: v in ("raise", "interpolate"),
+        "'raise' or 'interpolate'",
+        '{"raise", "interpolate"}, default="raise"\n'
+        "    What to do with NaN in X: refuse with a ValueError, or fill by linear interpolation along time (a\n"
+        "    channel with no value in a series gets the channel's training mean).",
+    ),
+    "device": Param(
+        "auto",
+        None,
+        "",
+        '{"auto", "cpu", "cuda", ...} or torch.device, default="auto"\n    "auto" takes CUDA when available.',
+    ),
+    "precision": Param(
+        "auto",
+        lambda v: v in PRECISIONS,
+        f"one of {sorted(PRECISIONS)}",
+        '{"auto", "float32", "bfloat16"}, default="auto"\n    "auto" is bf16 autocast on CUDA and float32 on CPU.',
+    ),
+    "memory_guard": Param(
+        "raise",
+        lambda v: v in MEMORY_GUARDS,
+        f"one of {sorted(MEMORY_GUARDS)}",
+        '{"raise", "auto", "off"}, default="raise"\n'
+        "    Before training, the peak memory is estimated from the data shape and settings\n"
+        '    (:func:`eadct.networks.plan_training_memory`). Where it exceeds what the device has free, "raise"\n'
+        '    stops with a ValueError naming the estimate and settings that would fit; "auto" picks the first of\n'
+        "    them (recomputation, then a smaller batch, then downsampling) and records it in ``memory_plan_``;\n"
+        '    "off" skips the check.',
+    ),
+    "checkpoint_path": Param(
+        None,
+        None,
+        "",
+        "str or path or None, default=None\n"
+        "    Where to save the training state after every epoch. A fit started again with the same parameters\n"
+        "    and data resumes from it (and a finished fit is loaded instead of retrained).",
+    ),
+    "random_state": Param(
+        None,
+        None,
+        "",
+        "int, RandomState or None, default=None\n"
+        "    Seeds initialisation, the validation split, shuffling, masks and dropout; the same int gives\n"
+        "    identical predictions on CPU.",
+    ),
+    "verbose": Param(False, None, "", "bool, default=False\n    Progress bars (tqdm) with per-epoch losses."),
+}
+
+#: Every parameter, ``name -> Param``: the encoder's from EncoderConfig, then the others.
+PARAMS: dict[str, Param] = {
+    **{
+        name: Param(f.default, f.metadata["check"], f.metadata["what"], f.metadata["doc"])
+        for name, f in encoder_settings().items()
+    },
+    **_OTHER,
+}
+ENCODER_PARAMS = tuple(encoder_settings())
+
+#: The supervised estimators' parameters, in signature order.
+SUPERVISED = (
+    "architecture",
+    "alpha",
+    "beta",
+    "attention_ratio",
+    "d_model",
+    "n_heads",
+    "n_blocks",
+    "attention_kernel_size",
+    "d_ff",
+    "dropout",
+    "norm",
+    "recompute_attention",
+    "attention_downsample",
+    "pooling",
+    "head_hidden_size",
+    "max_epochs",
+    "pretrain_epochs",
+    "lr",
+    "batch_size",
+    "mask_ratio",
+    "mask_length",
+    "validation_fraction",
+    "n_iter_no_change",
+    "optimizer",
+    "optimizer_kwargs",
+    "clip_grad_norm",
+    "missing_values",
+    "device",
+    "precision",
+    "memory_guard",
+    "checkpoint_path",
+    "random_state",
+    "verbose",
+)
+#: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
+UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs"))
+#: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
+RENAMED = {"checkpoint_attention": "recompute_attention"}
+
+
+def make_init(names: tuple[str, ...]):
+    """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults, storing
+    them unchanged; its signature is the real one (``inspect.signature``, ``get_params``, ``help``)."""
+    defaults = {n: PARAMS[n].default for n in names}
+
+    def __init__(self, **params):
+        for old, new in RENAMED.items():
+            if old in params:
+                if new in params:
+                    raise TypeError(f"pass {new} only; {old} is its old name")
+                warnings.warn(f"{old} was renamed {new}; pass {new}.", FutureWarning, stacklevel=2)
+                params[new] = params.pop(old)
+        for name in params:
+            if name not in defaults:
+                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {name!r}")
+        for name, default in defaults.items():
+            setattr(self, name, params.get(name, default))
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, kw, default=d) for n, d in defaults.items()]
+    )
+    return __init__
+
+
+def parameters_doc(names: tuple[str, ...], **overrides: str) -> str:
+    """The numpydoc "Parameters" entries of ``names`` (``overrides``: name -> another doc text)."""
+    out = []
+    for name in names:
+        first, *rest = overrides.get(name, PARAMS[name].doc).split("\n")
+        out.append(f"    {name} : {first}\n" + "".join(f"    {line}\n" for line in rest))
+    return "".join(out)
+
+
+def check_params(params: dict, owner: str) -> None:
+    """Raise one ValueError naming every invalid hyperparameter in ``params`` (the estimator's
+    ``get_params()``); the encoder settings are checked after the architecture's overrides."""
+    if not PARAMS["architecture"].check(params["architecture"]):
+        raise ValueError(
+            f"Invalid parameters for {owner}: architecture must be one of {sorted(ARCHITECTURES)}, "
+            f"got {params['architecture']!r}."
+        )
+    encoder = get_architecture(params["architecture"]).resolve({n: params[n] for n in ENCODER_PARAMS})
+    problems = validate_encoder_config(encoder)
+    for name, value in params.items():
+        spec = PARAMS.get(name)
+        if name not in ENCODER_PARAMS and spec is not None and spec.check is not None and not spec.check(value):
+            problems.append(f"{name} must be {spec.what}, got {value!r}")
+    if problems:
+        raise ValueError(f"Invalid parameters for {owner}: " + "; ".join(problems) + ".")

@@ -7,26 +7,19 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
-from ._classifier import EADCTClassifier
-from ._params import ARCHITECTURE_DOC, TRAINING_DOC
+from ._params import SUPERVISED, make_init, parameters_doc
 
 
 class EADCTRegressor(RegressorMixin, EADCTBase):
     __doc__ = f"""Time-series (extrinsic) regressor on the EA-DC-Transformer.
 
-    Masked-value pretraining, then fine-tuning of encoder and a linear head with MSE on
-    standardised targets (paper Eq. 9); one or several targets.
+    Masked-value pretraining, then fine-tuning of encoder and a linear head (or, with
+    ``head_hidden_size``, an MLP head) with MSE on standardised targets (paper Eq. 9); one or
+    several targets.
 
     Parameters
     ----------
-{ARCHITECTURE_DOC}    head_hidden_size : int or None, default=None
-        Unused by the linear regression head; kept so that the classifier's and the
-        regressor's parameters are the same.
-    max_epochs : int, default=100
-        Fine-tuning epochs (at most).
-    pretrain_epochs : int, default=50
-        Pretraining epochs (at most); 0 skips pretraining.
-{TRAINING_DOC}
+{parameters_doc(SUPERVISED)}
     Attributes
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
@@ -53,7 +46,7 @@ class EADCTRegressor(RegressorMixin, EADCTBase):
     """
 
     _task = "regression"
-    __init__ = EADCTClassifier.__init__
+    __init__ = make_init(SUPERVISED)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).

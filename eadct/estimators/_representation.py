@@ -5,7 +5,9 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
-from ._params import ARCHITECTURE_DOC, TRAINING_DOC
+from ._params import UNSUPERVISED, make_init, parameters_doc
+
+_PRETRAIN_EPOCHS_DOC = "int, default=100\n    Pretraining epochs (at most)."
 
 
 class EADCTRepresentation(TransformerMixin, EADCTBase):
@@ -17,9 +19,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{ARCHITECTURE_DOC}    max_epochs : int, default=100
-        Pretraining epochs (at most).
-{TRAINING_DOC}
+{parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC)}
     Attributes
     ----------
     n_channels_ : int
@@ -42,74 +42,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
     """
 
     _task = None
-    pretrain_epochs = 0  # not a parameter: fit is all pretraining (max_epochs)
-
-    def __init__(
-        self,
-        *,
-        architecture="ea-dc-transformer",
-        alpha=0.5,
-        beta=0.3,
-        attention_ratio=0.25,
-        d_model=64,
-        n_heads=8,
-        n_blocks=2,
-        attention_kernel_size=3,
-        d_ff=256,
-        dropout=0.1,
-        norm="batch",
-        checkpoint_attention="auto",
-        attention_downsample=1,
-        pooling="mean",
-        max_epochs=100,
-        lr=1e-3,
-        batch_size=32,
-        mask_ratio=0.15,
-        mask_length=3.0,
-        validation_fraction=0.1,
-        n_iter_no_change=30,
-        optimizer=None,
-        optimizer_kwargs=None,
-        clip_grad_norm=4.0,
-        missing_values="raise",
-        device="auto",
-        precision="auto",
-        memory_guard="raise",
-        checkpoint_path=None,
-        random_state=None,
-        verbose=False,
-    ):
-        self.architecture = architecture
-        self.alpha = alpha
-        self.beta = beta
-        self.attention_ratio = attention_ratio
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.n_blocks = n_blocks
-        self.attention_kernel_size = attention_kernel_size
-        self.d_ff = d_ff
-        self.dropout = dropout
-        self.norm = norm
-        self.checkpoint_attention = checkpoint_attention
-        self.attention_downsample = attention_downsample
-        self.pooling = pooling
-        self.max_epochs = max_epochs
-        self.lr = lr
-        self.batch_size = batch_size
-        self.mask_ratio = mask_ratio
-        self.mask_length = mask_length
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.optimizer = optimizer
-        self.optimizer_kwargs = optimizer_kwargs
-        self.clip_grad_norm = clip_grad_norm
-        self.missing_values = missing_values
-        self.device = device
-        self.precision = precision
-        self.memory_guard = memory_guard
-        self.checkpoint_path = checkpoint_path
-        self.random_state = random_state
-        self.verbose = verbose
+    __init__ = make_init(UNSUPERVISED)
 
     def fit(self, X, y=None):
         """Train the encoder by masked reconstruction of X; y is ignored.

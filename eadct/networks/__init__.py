@@ -1,15 +1,27 @@
 """Pure torch building blocks of the EA-DC-Transformer (no numpy, no sklearn)."""
 
+from .architectures import ARCHITECTURES, Architecture, get_architecture, register_architecture
 from .attention import EvolvingAttention
-from .config import EncoderConfig, validate_encoder_config
+from .config import EncoderConfig, encoder_settings, validate_encoder_config
 from .dilated_conv import DilatedConvBranch
 from .embedding import InputEmbedding
 from .encoder import EADCTEncoder, EADCTLayer, pool_steps
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
+from .memory import (
+    MEMORY_GUARDS,
+    MemoryPlan,
+    available_memory_bytes,
+    estimate_stack_inference_bytes,
+    estimate_stack_training_bytes,
+    inference_batch_size,
+    plan_training_memory,
+)
 from .model import SeriesNetwork
 from .norm import MaskedBatchNorm, MaskedLayerNorm
 
 __all__ = [
+    "ARCHITECTURES",
+    "Architecture",
     "ClassificationHead",
     "DilatedConvBranch",
     "EADCTEncoder",
@@ -17,11 +29,21 @@ __all__ = [
     "EncoderConfig",
     "EvolvingAttention",
     "InputEmbedding",
+    "MEMORY_GUARDS",
     "MaskedBatchNorm",
     "MaskedLayerNorm",
+    "MemoryPlan",
     "ReconstructionHead",
     "RegressionHead",
     "SeriesNetwork",
+    "available_memory_bytes",
+    "encoder_settings",
+    "estimate_stack_inference_bytes",
+    "estimate_stack_training_bytes",
+    "get_architecture",
+    "inference_batch_size",
+    "plan_training_memory",
     "pool_steps",
+    "register_architecture",
     "validate_encoder_config",
 ]

@@ -1,75 +1,138 @@
-"""Configuration of the EA-DC-Transformer encoder."""
+"""Configuration of the EA-DC-Transformer encoder: the one definition of its hyperparameters.
+
+Each field of :class:`EncoderConfig` carries its default, its check and its documentation; the estimators'
+parameter lists, their numpydoc text and their validation are derived from these fields
+(:func:`encoder_settings`, :func:`validate_encoder_config`), never restated.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import numbers
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+def is_positive_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+
+
+def is_unit_interval(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v <= 1.0
+
+
+def is_switch_or_auto(v) -> bool:
+    """True, False (numpy's bools too: they come from parameter grids) or "auto"."""
+    return isinstance(v, bool) or type(v).__name__ == "bool_" or (isinstance(v, str) and v == "auto")
+
+
+def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, exposed: bool = True):
+    """A hyperparameter field: its default, its check (``what`` it must be, for the error) and its
+    numpydoc text (first line the type, then the description). ``exposed`` ones are estimator parameters."""
+    return field(default=default, metadata={"check": check, "what": what, "doc": doc, "exposed": exposed})
 
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """Hyperparameters of :class:`~eadct.networks.EADCTEncoder`.
+    """Hyperparameters of :class:`~eadct.networks.EADCTEncoder` (and the encoder fields of the baselines).
 
-    Parameters
-    ----------
-    n_channels : int
-        Input channels C.
-    max_len : int
-        Length of the learnable positional table. Longer inputs reuse the last
-        position's embedding (see :class:`InputEmbedding`).
-    d_model : int
-        Model width d.
-    n_heads : int
-        Attention heads K.
-    n_blocks : int
-        Blocks actually built; each block holds 2 EA-DC layers, so L = 2 * n_blocks.
-    attention_ratio : float
-        Share p of ``d_model`` given to the attention branch; ``1 - p`` goes to the
-        dilated causal convolution branch. ``p * d_model`` must be a whole number
-        divisible by ``n_heads`` (when ``p > 0``).
-    alpha : float
-        Paper's alpha: weight of the previous layer's attention logits in the
-        input of the map convolution.
-    beta : float
-        Paper's beta: weight of the ReLU(Conv2d) path in the evolved logits.
-    attention_kernel_size : int
-        Kernel of the 2D convolution over the attention maps (odd: 1, 3, 5, ...).
-    conv_kernel_size : int
-        Kernel of the dilated causal convolutions.
-    d_ff : int
-        Hidden width of the position-wise feed-forward network.
-    dropout : float
-        Dropout of the embedding, the residual paths and the attention weights.
-    norm : str
-        ``"batch"`` (BatchNorm over valid steps, as TST) or ``"layer"``.
-    checkpoint_attention : bool or "auto"
-        Run the attention-map path in blocks of query rows and recompute it block by block in backward
-        instead of storing its (B, K, N, N) tensors (True); store them (False); or block where a layer's
-        maps hold at least ``AUTO_BLOCKED_ELEMENTS`` values on CPU, where blocking measured both faster and
-        leaner ("auto"; on CUDA, and on CPU where the process keeps freed memory, "auto" stores the maps).
-    attention_downsample : int
-        Average-pool the tokens by this factor before attention (maps of (N / r)^2), repeat the
-        result back to N steps after; 1 = off. The conv branch always runs at full length.
-    fast_plain_attention : bool
-        Use torch's fused ``scaled_dot_product_attention`` in layers that neither evolve a map nor
-        pass one on (the DC-Transformer, TST); same results within float tolerance.
+    ``n_channels`` (input channels C) and ``max_len`` (length of the learnable positional table; longer
+    inputs reuse the last position's embedding) come from the data; every other field is documented in its
+    ``setting`` below and in the estimators' docstrings, which are generated from it.
     """
 
     n_channels: int
     max_len: int
-    d_model: int = 64
-    n_heads: int = 8
-    n_blocks: int = 2
-    attention_ratio: float = 0.25
-    alpha: float = 0.5
-    beta: float = 0.3
-    attention_kernel_size: int = 3
-    conv_kernel_size: int = 3
-    d_ff: int = 256
-    dropout: float = 0.1
-    norm: str = "batch"
-    checkpoint_attention: bool | str = "auto"
-    attention_downsample: int = 1
-    fast_plain_attention: bool = True
+    d_model: int = setting(64, is_positive_int, "a positive int", "int, default=64\n    Model width d.")
+    n_heads: int = setting(
+        8, is_positive_int, "a positive int", "int, default=8\n    Attention heads K (channels of the map convolution)."
+    )
+    n_blocks: int = setting(
+        2,
+        is_positive_int,
+        "a positive int",
+        "int, default=2\n    Blocks of 2 EA-DC layers each (L = 2 * n_blocks); the conv dilation doubles per block.",
+    )
+    attention_ratio: float = setting(
+        0.25,
+        is_unit_interval,
+        "a number in [0, 1]",
+        "float, default=0.25\n"
+        "    The paper's p: share of ``d_model`` given to the attention branch; the dilated causal convolution\n"
+        "    branch gets ``1 - p``. 1 gives an EA-Transformer, 0 a dilated convolution network.\n"
+        "    ``attention_ratio * d_model`` must be divisible by ``n_heads``.",
+    )
+    alpha: float = setting(
+        0.5,
+        is_unit_interval,
+        "a number in [0, 1]",
+        "float, default=0.5\n"
+        "    Paper's alpha: weight of the previous layer's attention logits in the input of the\n"
+        "    attention-map convolution (``A_in = alpha * A_prev + (1 - alpha) * S``). 0 cuts the skip\n"
+        '    connection between maps ("w/o skip" ablation).',
+    )
+    beta: float = setting(
+        0.3,
+        is_unit_interval,
+        "a number in [0, 1]",
+        "float, default=0.3\n"
+        "    Paper's beta: weight of the ``ReLU(Conv2d)`` path in the evolved logits\n"
+        "    (``A = beta * ReLU(Conv(A_in)) + (1 - beta) * A_in``). 0 builds no map convolution\n"
+        '    ("w/o convolution"); ``alpha = beta = 0`` is the DC-Transformer. The authors\' code calls these\n'
+        "    two weights the other way round.",
+    )
+    attention_kernel_size: int = setting(
+        3,
+        lambda v: is_positive_int(v) and v % 2 == 1,
+        "a positive odd int (1, 3, 5)",
+        "int, default=3\n    Kernel of the 2D convolution over the attention maps (1, 3 or 5 in the paper).",
+    )
+    conv_kernel_size: int = setting(
+        3, is_positive_int, "a positive int", "Kernel of the dilated causal convolutions.", exposed=False
+    )
+    d_ff: int = setting(
+        256, is_positive_int, "a positive int", "int, default=256\n    Hidden width of the feed-forward network."
+    )
+    dropout: float = setting(
+        0.1,
+        lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v < 1.0,
+        "in [0, 1)",
+        "float, default=0.1\n    Dropout of the embedding, residual paths, attention weights and head.",
+    )
+    norm: str = setting(
+        "batch",
+        lambda v: v in ("batch", "layer"),
+        "'batch' or 'layer'",
+        '{"batch", "layer"}, default="batch"\n    BatchNorm over valid steps (as TST) or LayerNorm.',
+    )
+    recompute_attention: bool | str = setting(
+        "auto",
+        is_switch_or_auto,
+        "True, False or 'auto'",
+        'bool or "auto", default="auto"\n'
+        "    True: run the attention-map path in blocks of query rows and recompute it block by block in\n"
+        "    backward instead of storing its (B, K, N, N) tensors (one map per layer stays). False: store\n"
+        '    them. "auto": the rule of :func:`eadct.networks.attention.auto_blocks` (blocks on CPU for large\n'
+        "    maps, stores them elsewhere). Results agree within float tolerance (dropout masks are drawn per\n"
+        "    block). Measurements: docs/long_series.md. Formerly ``checkpoint_attention``.",
+    )
+    attention_downsample: int = setting(
+        1,
+        is_positive_int,
+        "an int >= 1",
+        "int, default=1\n"
+        "    Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the\n"
+        "    result back to N steps, as the authors' code does for long series; the convolution branch keeps\n"
+        "    full resolution. 1 = off.",
+    )
+    fast_plain_attention: bool = setting(
+        True,
+        lambda v: isinstance(v, bool),
+        "True or False",
+        "Use torch's fused ``scaled_dot_product_attention`` in layers that neither evolve a map nor pass one\n"
+        "on (the DC-Transformer, TST); same results within float tolerance.",
+        exposed=False,
+    )
 
     def __post_init__(self) -> None:
         problems = validate_encoder_config(asdict(self))
@@ -91,44 +154,38 @@ class EncoderConfig:
         """Number of EA-DC layers L = 2 * n_blocks."""
         return 2 * self.n_blocks
 
+    @property
+    def evolving(self) -> bool:
+        """Whether the attention maps evolve between layers (alpha > 0 or beta > 0)."""
+        return self.alpha > 0 or self.beta > 0
+
     def to_dict(self) -> dict:
         """Plain dict, for saving next to a state dict."""
         return asdict(self)
 
 
+def encoder_settings(exposed_only: bool = True) -> dict:
+    """The hyperparameter fields of :class:`EncoderConfig`, ``name -> dataclasses.Field``, in order."""
+    return {
+        f.name: f
+        for f in fields(EncoderConfig)
+        if f.metadata.get("check") is not None and (f.metadata["exposed"] or not exposed_only)
+    }
+
+
 def validate_encoder_config(cfg: dict) -> list[str]:
     """Return human-readable problems with encoder settings (empty when valid).
 
-    Kept separate from the dataclass so estimators can report every problem at
-    once, with the estimator's parameter names.
+    Checks every field of ``cfg`` named in :class:`EncoderConfig` (missing ones are not checked), then
+    the widths. Kept apart from the dataclass so estimators can report every problem at once.
     """
     problems = []
-    d, k, p = cfg["d_model"], cfg["n_heads"], cfg["attention_ratio"]
-    if not isinstance(d, int) or d < 1:
-        problems.append(f"d_model must be a positive int, got {d!r}")
-    if not isinstance(k, int) or k < 1:
-        problems.append(f"n_heads must be a positive int, got {k!r}")
-    if not isinstance(cfg["n_blocks"], int) or cfg["n_blocks"] < 1:
-        problems.append(f"n_blocks must be a positive int, got {cfg['n_blocks']!r}")
-    for name in ("alpha", "beta", "attention_ratio"):
-        v = cfg[name]
-        if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
-            problems.append(f"{name} must be a number in [0, 1], got {v!r}")
-    if not 0.0 <= cfg["dropout"] < 1.0:
-        problems.append(f"dropout must be in [0, 1), got {cfg['dropout']!r}")
-    ks = cfg["attention_kernel_size"]
-    if not isinstance(ks, int) or ks < 1 or ks % 2 == 0:
-        problems.append(f"attention_kernel_size must be a positive odd int (1, 3, 5), got {ks!r}")
-    ds = cfg.get("attention_downsample", 1)
-    if not isinstance(ds, int) or isinstance(ds, bool) or ds < 1:
-        problems.append(f"attention_downsample must be an int >= 1, got {ds!r}")
-    ckpt = cfg.get("checkpoint_attention", "auto")
-    if not (isinstance(ckpt, bool) or ckpt == "auto"):
-        problems.append(f"checkpoint_attention must be True, False or 'auto', got {ckpt!r}")
-    if cfg["norm"] not in ("batch", "layer"):
-        problems.append(f"norm must be 'batch' or 'layer', got {cfg['norm']!r}")
-    if problems:
+    for name, f in encoder_settings(exposed_only=False).items():
+        if name in cfg and not f.metadata["check"](cfg[name]):
+            problems.append(f"{name} must be {f.metadata['what']}, got {cfg[name]!r}")
+    if problems or not {"attention_ratio", "d_model", "n_heads"} <= set(cfg):
         return problems
+    d, k, p = cfg["d_model"], cfg["n_heads"], cfg["attention_ratio"]
     width = p * d
     if abs(width - round(width)) > 1e-9:
         problems.append(

@@ -40,11 +40,16 @@ class ClassificationHead(nn.Module):
 
 
 class RegressionHead(nn.Module):
-    """``Linear(d -> n_targets)`` on the pooled representation (paper Eq. 9)."""
+    """``Linear(d -> n_targets)`` on the pooled representation (paper Eq. 9); with ``hidden``, a hidden
+    layer first (``Linear(d -> hidden)``, GELU, dropout), as the classification head's option."""
 
-    def __init__(self, d_in: int, n_targets: int = 1):
+    def __init__(self, d_in: int, n_targets: int = 1, hidden: int | None = None, dropout: float = 0.1):
         super().__init__()
-        self.linear = nn.Linear(d_in, n_targets)
+        self.hidden = nn.Linear(d_in, hidden) if hidden else None
+        self.dropout = nn.Dropout(dropout)
+        self.linear = nn.Linear(hidden or d_in, n_targets)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
+        if self.hidden is not None:
+            z = self.dropout(F.gelu(self.hidden(z)))
         return self.linear(z)

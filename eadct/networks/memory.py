@@ -3,7 +3,7 @@
 The (B, K, M, M) attention maps dominate: M = ceil(N / attention_downsample). Per layer, training with stored
 maps keeps for backward about 4.25 maps in float32 when the map evolves (the conv input, the ReLU output, the
 softmax output, the dropout output and its 1-byte mask) and 2.25 for plain attention (softmax output, dropout
-output and mask); backward adds a few maps of gradients at a time. The blocked path (``checkpoint_attention``
+output and mask); backward adds a few maps of gradients at a time. The blocked path (``recompute_attention``
 True, or "auto" on large maps) keeps one map per layer (the logits handed on) plus, in backward, the incoming
 and outgoing logit gradients; its blocks are a few MB. Inference runs in blocks and holds about two maps (the
 logits read and the logits written). The coefficients are checked against measurements by
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -26,7 +27,7 @@ MAPS_BLOCKED_BACKWARD = 2.0
 MAPS_TRANSIENT_INFERENCE = 2.0
 #: Stored maps under bf16 autocast, as a share of the float32 estimate. Not a half: autocast runs softmax in
 #: float32, so the softmax output (saved for its backward), its dropout and a bf16 copy for ``A v`` are kept.
-#: Measured on an H100 (benchmarks/attention_speed_memory.py --precision bf16, N = 405 to 2500; docs/long_series.md).
+#: Measured on a GPU (docs/long_series.md, bf16 autocast).
 AUTOCAST_STORED_SHARE = {"evolving": 0.66, "plain": 0.85}
 MAPS_PER_BLOCK = 4.0  # a block holds about four maps' worth of its CHUNK_ELEMENTS values at a time
 
@@ -39,16 +40,18 @@ def _map_bytes(batch: int, heads: int, length: int, downsample: int, bytes_per_v
 def estimate_stack_training_bytes(
     batch: int,
     length: int,
+    *,
     d_model: int,
     n_heads: int,
     n_layers: int,
     evolving: bool = True,
-    checkpoint: bool | str = False,
+    recompute: bool | str = False,
     downsample: int = 1,
     d_attention: int | None = None,
     d_ff: int = 256,
     bytes_per_value: int = 4,
     device_type: str = "cpu",
+    keeps_freed: bool | None = None,
 ) -> int:
     """Estimated peak bytes of one training step of ``n_layers`` attention layers.
 
@@ -59,9 +62,9 @@ def estimate_stack_training_bytes(
     d_model, n_heads, n_layers : int
     evolving : bool
         Evolving (map convolution) or plain attention layers.
-    checkpoint : bool or "auto"
-        ``checkpoint_attention``: the blocked, recomputed map path (True), stored maps (False), or the
-        blocked path on maps of at least ``AUTO_BLOCKED_ELEMENTS`` values ("auto").
+    recompute : bool or "auto"
+        ``recompute_attention``: the blocked, recomputed map path (True), stored maps (False), or the rule of
+        :func:`~eadct.networks.attention.auto_blocks` ("auto").
     downsample : int
         Token pooling factor before attention.
     d_attention : int, optional
@@ -72,21 +75,34 @@ def estimate_stack_training_bytes(
         4 for float32, 2 for bf16 autocast: the blocked path's maps in 2 bytes; stored maps as
         ``AUTOCAST_STORED_SHARE`` of the float32 estimate (softmax runs in float32 under autocast).
     device_type : str
-        Where "auto" checkpointing is resolved ("cpu" or "cuda").
+        Where "auto" is resolved ("cpu" or "cuda").
+    keeps_freed : bool or None
+        Whether the process keeps freed memory (the "auto" rule reads it); None: this process's setting.
     """
     d_attention = d_model if d_attention is None else d_attention
     per_map = _map_bytes(batch, n_heads, length, downsample, bytes_per_value) if d_attention else 0
     saved = MAPS_SAVED_EVOLVING if evolving else MAPS_SAVED_PLAIN
-    if checkpoint == "auto":
+    if recompute == "auto":
         m = math.ceil(length / downsample)
-        checkpoint = auto_blocks(batch * n_heads * m * m, device_type)
-    if bytes_per_value < 4 and not checkpoint:
+        recompute = auto_blocks(batch * n_heads * m * m, device_type, keeps_freed)
+    if bytes_per_value < 4 and not recompute:
         share = AUTOCAST_STORED_SHARE["evolving" if evolving else "plain"]
         full = estimate_stack_training_bytes(
-            batch, length, d_model, n_heads, n_layers, evolving, False, downsample, d_attention, d_ff, 4, device_type
+            batch,
+            length,
+            d_model=d_model,
+            n_heads=n_heads,
+            n_layers=n_layers,
+            evolving=evolving,
+            recompute=False,
+            downsample=downsample,
+            d_attention=d_attention,
+            d_ff=d_ff,
+            bytes_per_value=4,
+            device_type=device_type,
         )
         return int(share * full)
-    if checkpoint:
+    if recompute:
         # the logits handed on (none in plain attention, where no layer passes them) and their gradients
         handed_on = max(n_layers - 1, 0) + MAPS_BLOCKED_BACKWARD if evolving else 0.0
         block = CHUNK_ELEMENTS if device_type == "cpu" else CUDA_CHUNK_ELEMENTS
@@ -101,6 +117,7 @@ def estimate_stack_training_bytes(
 def estimate_stack_inference_bytes(
     batch: int,
     length: int,
+    *,
     d_model: int,
     n_heads: int,
     downsample: int = 1,
@@ -127,3 +144,145 @@ def available_memory_bytes(device: torch.device | str = "cpu") -> int:
     except OSError:
         pass
     return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES"))
+
+
+# ----------------------------------------------------------------------------------------------- planning
+MEMORY_GUARDS = ("raise", "auto", "off")
+MEMORY_HEADROOM = 0.9  # share of the free memory a fit may plan to use
+INFERENCE_HEADROOM = 0.5  # share of the free memory an inference chunk may use
+GB = 2**30
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """What :func:`plan_training_memory` decided.
+
+    Attributes
+    ----------
+    overrides : dict
+        Settings to train with instead of the given ones (``{}``: train as given); ``batch_size`` and
+        encoder settings (``recompute_attention``, ``attention_downsample``).
+    need_bytes, free_bytes : int or None
+        The estimate for the given settings and the free memory (None with ``guard="off"``).
+    options : tuple of (dict, int)
+        The alternatives that fit, in order of preference, with their estimates.
+    message : str
+        What happened, for a warning ("auto" picked an option) or an error (nothing chosen); empty when
+        the given settings fit.
+    """
+
+    overrides: dict = field(default_factory=dict)
+    need_bytes: int | None = None
+    free_bytes: int | None = None
+    options: tuple = ()
+    message: str = ""
+
+    @property
+    def fits(self) -> bool:
+        """Whether training can go ahead (as given, with ``overrides``, or unchecked)."""
+        return not self.message or bool(self.overrides)
+
+
+def _alternatives(config, batch: int) -> list[dict]:
+    """Settings to try when the given ones do not fit, in order of preference."""
+    out = [] if config.recompute_attention is True else [{"recompute_attention": True}]
+    for b in (16, 8, 4, 2, 1):
+        if b < batch:
+            out += [{"batch_size": b}, {"batch_size": b, "recompute_attention": True}]
+    for r in (2, 4, 8, 16):
+        if r > config.attention_downsample:
+            both = {"attention_downsample": r, "batch_size": min(batch, 8), "recompute_attention": True}
+            out += [{"attention_downsample": r}, both]
+    return out
+
+
+def plan_training_memory(
+    config,
+    training_bytes,
+    *,
+    batch_size: int,
+    n_train: int,
+    length: int,
+    device: torch.device | str,
+    guard: str,
+    free_bytes: int,
+    keeps_freed: bool,
+    bytes_per_value: int = 4,
+    owner: str = "eadct",
+) -> MemoryPlan:
+    """Check the estimated training peak against the free memory: a pure function of its arguments.
+
+    Parameters
+    ----------
+    config : EncoderConfig
+        The resolved encoder settings (architecture overrides applied).
+    training_bytes : callable
+        The architecture's estimate, ``(config, batch, length, **memory) -> bytes``
+        (:attr:`eadct.networks.Architecture.training_bytes`).
+    batch_size, n_train, length : int
+        The batch size asked for, the training series (a batch holds at most that many) and the longest
+        series.
+    device : torch.device or str
+    guard : {"raise", "auto", "off"}
+        ``memory_guard``: "off" plans nothing; "auto" picks the first alternative that fits; "raise"
+        returns no overrides and the error message in ``message`` when nothing as given fits.
+    free_bytes : int
+        Free memory of the device (:func:`available_memory_bytes`): process state, passed in.
+    keeps_freed : bool
+        Whether the process keeps freed memory (the "auto" recomputation rule reads it): process state.
+    bytes_per_value : int
+        4, or 2 under bf16 autocast.
+    owner : str
+        Named at the start of messages (the estimator's class).
+    """
+    if guard == "off":
+        return MemoryPlan()
+    device = torch.device(device)
+    memory = dict(bytes_per_value=bytes_per_value, device_type=device.type, keeps_freed=keeps_freed)
+    batch = min(batch_size, max(n_train, 1))
+    need = training_bytes(config, batch, length, **memory)
+    budget = MEMORY_HEADROOM * free_bytes
+    if need <= budget:
+        return MemoryPlan(need_bytes=need, free_bytes=free_bytes)
+    options = []
+    for option in _alternatives(config, batch):
+        encoder_part = {k: v for k, v in option.items() if k != "batch_size"}
+        est = training_bytes(replace(config, **encoder_part), option.get("batch_size", batch), length, **memory)
+        if est <= budget:
+            options.append((option, est))
+    if guard == "auto" and options:
+        option, est = options[0]
+        message = (
+            f"{owner}: training needs about {need / GB:.1f} GB but {device} has {free_bytes / GB:.1f} GB "
+            f"free; training with {option} instead (about {est / GB:.1f} GB). The choice is in memory_plan_."
+        )
+        return MemoryPlan(option, need, free_bytes, tuple(options), message)
+    shown = "; ".join(
+        ", ".join(f"{k}={v}" for k, v in option.items()) + f" (about {est / GB:.1f} GB)" for option, est in options[:4]
+    )
+    message = (
+        f"{owner}: training would need about {need / GB:.1f} GB (batch {batch}, {length} steps, "
+        f"{config.n_heads} heads, {config.n_layers} layers) but {device} has {free_bytes / GB:.1f} GB free. "
+        + (f"Settings that would fit: {shown}. " if options else "No setting tried would fit. ")
+        + "Pass one of them, or memory_guard='auto' to pick one, or memory_guard='off' to try anyway."
+    )
+    return MemoryPlan({}, need, free_bytes, tuple(options), message)
+
+
+def inference_batch_size(config, *, attention: bool, batch_size: int, length: int, free_bytes: int) -> int:
+    """Largest chunk (at most ``max(batch_size, 256)``) whose estimated inference peak fits in
+    ``INFERENCE_HEADROOM`` of ``free_bytes``; ``attention`` says whether the encoder has attention maps."""
+    chunk = max(batch_size, 256)
+    while chunk > 1:
+        est = estimate_stack_inference_bytes(
+            chunk,
+            length,
+            d_model=config.d_model,
+            n_heads=config.n_heads,
+            downsample=config.attention_downsample,
+            d_attention=config.d_attention if attention else 0,
+        )
+        if est <= INFERENCE_HEADROOM * free_bytes:
+            break
+        chunk //= 2
+    return chunk

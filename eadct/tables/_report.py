@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._config import TableConfig
-from ._runner import unit_dir
+from ._store import unit_dir
 
 PUBLISHED_PACKAGE = "eadct.tables.published"
 

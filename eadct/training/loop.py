@@ -41,6 +41,8 @@ class StageSettings:
         Mixed precision dtype (bf16 on CUDA), None for full precision.
     verbose : bool
         tqdm progress bar over epochs.
+    mask_ratio, mask_length : float
+        Pretraining only: share of the values masked and mean length of a masked run.
     """
 
     max_epochs: int
@@ -52,6 +54,8 @@ class StageSettings:
     n_iter_no_change: int | None = None
     autocast_dtype: torch.dtype | None = None
     verbose: bool = False
+    mask_ratio: float = 0.15
+    mask_length: float = 3.0
 
 
 def autocast(device: torch.device, dtype: torch.dtype | None):
@@ -81,8 +85,9 @@ def set_rng_state(generator: torch.Generator, state: dict) -> None:
 
 
 def run_stage(
-    name: str,
     network: nn.Module,
+    *,
+    name: str,
     parameters: list[nn.Parameter],
     step_loss: StepLoss,
     evaluate: Evaluate | None,
@@ -94,119 +99,90 @@ def run_stage(
     checkpointer: Checkpointer | None = None,
     resume: dict | None = None,
 ) -> None:
-    """Train ``parameters`` of ``network`` for one stage and leave it at its best epoch.
-
-    The best epoch is the one with the lowest selection key from ``evaluate`` on the
-    validation data (or the lowest training loss without validation data). The state
-    after every epoch (weights, optimizer, best weights, counters, history and the
-    random generators) goes to ``checkpointer``, so that a run killed at any point and
-    started again with ``resume`` ends with exactly the weights of an uninterrupted one.
-
-    Parameters
-    ----------
-    name : str
-        Stage name recorded in ``history`` (``"pretrain"`` or ``"finetune"``).
-    network : nn.Module
-        Trained in place.
-    parameters : list of Parameter
-        What the optimizer updates.
-    step_loss : callable
-        ``(network, x, valid, y) -> loss`` for one batch.
-    evaluate : callable or None
-        ``(network, data) -> (metrics, key)``.
-    train, valid : SeriesTensors
-        Training and (optional) validation data, already on the device.
-    settings : StageSettings
-    generator : torch.Generator
-        Shuffles batches (and draws masks inside ``step_loss``).
-    history : list of dict
-        One record per epoch is appended.
-    checkpointer : Checkpointer, optional
-    resume : dict, optional
-        A checkpoint of this stage, from ``checkpointer.load()``.
+    """Train ``parameters`` of ``network`` for one stage (``name``, recorded in ``history``) and leave it at
+    its best epoch: the lowest key of ``evaluate(network, valid) -> (metrics, key)``, or of the training
+    loss without validation data. ``step_loss(network, x, valid, y)`` is one batch's loss. The state after
+    every epoch goes to ``checkpointer``; a run killed at any point and started again with ``resume`` (its
+    checkpoint) ends with exactly the weights of an uninterrupted one.
     """
-    device = train.values.device
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
-    start, best_state, best_key, bad_epochs = 0, None, None, 0
+    progress = _Progress()
     if resume is not None:
         network.load_state_dict(resume["network"])
         optimizer.load_state_dict(resume["optimizer"])
-        best_state, best_key = resume["best_state"], resume["best_key"]
-        bad_epochs, start = resume["bad_epochs"], resume["epoch"]
+        progress = _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"])
         history[:] = resume["history"]
         set_rng_state(generator, resume["rng"])
-
-    stopped = settings.n_iter_no_change is not None and bad_epochs >= settings.n_iter_no_change
-    epochs = tqdm(
-        range(start, settings.max_epochs),
-        desc=name,
-        disable=not settings.verbose,
-        initial=start,
-        total=settings.max_epochs,
-        leave=True,
-    )
+    patience = settings.n_iter_no_change
+    epochs = tqdm(range(progress.epoch, settings.max_epochs), desc=name, disable=not settings.verbose,
+                  initial=progress.epoch, total=settings.max_epochs, leave=True)  # fmt: skip
     for epoch in epochs:
-        if stopped:
+        if patience is not None and progress.bad_epochs >= patience:
             break
         tic = time.perf_counter()
-        network.train()
-        total, count = 0.0, 0
-        for index in batch_indices(len(train), settings.batch_size, generator):
-            x, mask, y = train.batch(index)
-            with autocast(device, settings.autocast_dtype):
-                loss = step_loss(network, x, mask, y)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if settings.clip_grad_norm is not None:
-                torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
-            optimizer.step()
-            total += float(loss.detach()) * len(index)
-            count += len(index)
-        record = {"stage": name, "epoch": epoch + 1, "train_loss": total / max(count, 1)}
+        loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator)
+        record = {"stage": name, "epoch": epoch + 1, "train_loss": loss}
+        key = (record["train_loss"],)
         if valid is not None and len(valid) and evaluate is not None:
             network.eval()
-            with torch.no_grad(), autocast(device, settings.autocast_dtype):
+            with torch.no_grad(), autocast(train.values.device, settings.autocast_dtype):
                 metrics, key = evaluate(network, valid)
             record.update(metrics)
-        else:
-            key = (record["train_loss"],)
-        improved = best_key is None or key < best_key
-        if improved:
-            best_key, best_state, bad_epochs = key, _snapshot(network), 0
-        else:
-            bad_epochs += 1
-        record["best"] = improved
+        record["best"] = progress.update(key, network, epoch + 1)
         record["time_s"] = time.perf_counter() - tic
         history.append(record)
         if settings.verbose:
             epochs.set_postfix({k: f"{v:.4g}" for k, v in record.items() if isinstance(v, float)})
-        stopped = settings.n_iter_no_change is not None and bad_epochs >= settings.n_iter_no_change
         if checkpointer is not None:
-            checkpointer.save(
-                {
-                    "stage": name,
-                    "stage_done": False,
-                    "epoch": epoch + 1,
-                    "network": _snapshot(network),
-                    "optimizer": optimizer.state_dict(),
-                    "best_state": best_state,
-                    "best_key": best_key,
-                    "bad_epochs": bad_epochs,
-                    "history": list(history),
-                    "rng": rng_state(generator),
-                }
-            )
+            checkpointer.save({"stage": name, "stage_done": False, **progress.state(), "network": _snapshot(network),
+                               "optimizer": optimizer.state_dict(), "history": list(history),
+                               "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
-    if best_state is not None:
-        network.load_state_dict(best_state)
+    if progress.best_state is not None:
+        network.load_state_dict(progress.best_state)
     network.eval()
     if checkpointer is not None:
-        checkpointer.save(
-            {
-                "stage": name,
-                "stage_done": True,
-                "network": _snapshot(network),
-                "history": list(history),
-                "rng": rng_state(generator),
-            }
-        )
+        done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
+        checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator) -> float:
+    """One pass over ``train`` in shuffled batches; returns the mean training loss."""
+    network.train()
+    total, count = 0.0, 0
+    for index in batch_indices(len(train), settings.batch_size, generator):
+        x, mask, y = train.batch(index)
+        with autocast(train.values.device, settings.autocast_dtype):
+            loss = step_loss(network, x, mask, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if settings.clip_grad_norm is not None:
+            torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
+        optimizer.step()
+        total += float(loss.detach()) * len(index)
+        count += len(index)
+    return total / max(count, 1)
+
+
+@dataclass
+class _Progress:
+    """The best epoch so far and the epochs since: what early stopping and resuming need."""
+
+    best_state: dict | None = None
+    best_key: tuple | None = None
+    bad_epochs: int = 0
+    epoch: int = 0
+
+    def update(self, key: tuple, network: nn.Module, epoch: int) -> bool:
+        """Record an epoch's selection key; returns whether it is the best so far."""
+        self.epoch = epoch
+        improved = self.best_key is None or key < self.best_key
+        if improved:
+            self.best_key, self.best_state, self.bad_epochs = key, _snapshot(network), 0
+        else:
+            self.bad_epochs += 1
+        return improved
+
+    def state(self) -> dict:
+        return {"epoch": self.epoch, "best_state": self.best_state, "best_key": self.best_key,
+                "bad_epochs": self.bad_epochs}  # fmt: skip

@@ -22,32 +22,32 @@ def _pretrain_batch_loss(network, x, valid, mask):
 def pretrain(
     network: nn.Module,
     train: SeriesTensors,
-    valid: SeriesTensors | None,
+    valid: SeriesTensors | None = None,
+    *,
     settings: StageSettings,
     generator: torch.Generator,
     history: list[dict],
-    mask_ratio: float = 0.15,
-    mask_length: float = 3.0,
     checkpointer: Checkpointer | None = None,
     resume: dict | None = None,
 ) -> None:
     """Masked-value pretraining of ``network.encoder`` and its reconstruction head.
 
-    Inputs are masked per sample and channel with geometric runs (re-drawn every
-    batch from ``generator``), masked values are set to 0 (the channel mean after
-    standardisation), and the loss is the MSE over masked, non-padded entries. The
+    Inputs are masked per sample and channel with geometric runs (``settings.mask_ratio``,
+    ``settings.mask_length``; re-drawn every batch from ``generator``), masked values are set to 0 (the
+    channel mean after standardisation), and the loss is the MSE over masked, non-padded entries. The
     validation loss uses masks drawn once, so epochs are compared on the same task.
     """
     device = train.values.device
+    ratio, length = settings.mask_ratio, settings.mask_length
 
     def step_loss(net, x, valid_steps, _y):
-        mask = make_geometric_mask(x.shape, mask_ratio, mask_length, generator).to(device)
+        mask = make_geometric_mask(x.shape, ratio, length, generator).to(device)
         return _pretrain_batch_loss(net, x, valid_steps, mask)
 
     evaluate = None
     if valid is not None and len(valid):
         fixed = torch.Generator().manual_seed(int(torch.randint(2**31 - 1, (1,), generator=generator)))
-        valid_masks = make_geometric_mask(valid.values.shape, mask_ratio, mask_length, fixed).to(device)
+        valid_masks = make_geometric_mask(valid.values.shape, ratio, length, fixed).to(device)
 
         def evaluate(net, data):
             total, weight = 0.0, 0.0
@@ -63,27 +63,17 @@ def pretrain(
             return {"valid_loss": loss}, (loss,)
 
     parameters = list(network.encoder.parameters()) + list(network.reconstruction_head.parameters())
-    run_stage(
-        "pretrain",
-        network,
-        parameters,
-        step_loss,
-        evaluate,
-        train,
-        valid,
-        settings,
-        generator,
-        history,
-        checkpointer,
-        resume,
-    )
+    stage = dict(name="pretrain", parameters=parameters, step_loss=step_loss, evaluate=evaluate)
+    run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
+              history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
 
 
 def finetune(
     network: nn.Module,
-    task: str,
     train: SeriesTensors,
-    valid: SeriesTensors | None,
+    valid: SeriesTensors | None = None,
+    *,
+    task: str,
     settings: StageSettings,
     generator: torch.Generator,
     history: list[dict],
@@ -117,20 +107,9 @@ def finetune(
         return {"valid_loss": loss}, (loss,)
 
     parameters = list(network.encoder.parameters()) + list(network.task_head.parameters())
-    run_stage(
-        "finetune",
-        network,
-        parameters,
-        step_loss,
-        evaluate,
-        train,
-        valid,
-        settings,
-        generator,
-        history,
-        checkpointer,
-        resume,
-    )
+    stage = dict(name="finetune", parameters=parameters, step_loss=step_loss, evaluate=evaluate)
+    run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
+              history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
 
 
 @torch.no_grad()
@@ -163,6 +142,7 @@ def predict_outputs(
 
 def train_two_stage(
     network: nn.Module,
+    *,
     task: str | None,
     pretrain_data: tuple[SeriesTensors, SeriesTensors | None],
     finetune_data: tuple[SeriesTensors, SeriesTensors | None],
@@ -170,8 +150,6 @@ def train_two_stage(
     finetune_settings: StageSettings | None,
     generator: torch.Generator,
     history: list[dict],
-    mask_ratio: float = 0.15,
-    mask_length: float = 3.0,
     checkpointer: Checkpointer | None = None,
 ) -> None:
     """Pretrain then fine-tune, resuming from ``checkpointer`` where a run left off.
@@ -189,26 +167,10 @@ def train_two_stage(
         network.load_state_dict(state["network"])
         history[:] = state["history"]
         set_rng_state(generator, state["rng"])
+    common = dict(generator=generator, history=history, checkpointer=checkpointer)
     if pretrain_settings is not None and stage in (None, "pretrain") and not done:
-        pretrain(
-            network,
-            *pretrain_data,
-            pretrain_settings,
-            generator,
-            history,
-            mask_ratio,
-            mask_length,
-            checkpointer,
-            resume=state if stage == "pretrain" else None,
-        )
+        resume = state if stage == "pretrain" else None
+        pretrain(network, *pretrain_data, settings=pretrain_settings, resume=resume, **common)
     if task is not None and not (stage == "finetune" and done):
-        finetune(
-            network,
-            task,
-            *finetune_data,
-            finetune_settings,
-            generator,
-            history,
-            checkpointer,
-            resume=state if stage == "finetune" else None,
-        )
+        resume = state if stage == "finetune" else None
+        finetune(network, *finetune_data, task=task, settings=finetune_settings, resume=resume, **common)

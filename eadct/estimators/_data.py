@@ -1,0 +1,86 @@
+"""Data steps of a fit, as functions: channel standardisation, the validation split, the fit's fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+
+import numpy as np
+import torch
+
+from ..training import SeriesTensors
+from ._input import Panel
+
+
+def channel_statistics(panel: Panel) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel mean and standard deviation over the valid steps, ignoring NaN (``(C,)`` each); an
+    all-NaN channel gets mean 0, a constant one std 1."""
+    real = panel.values[panel.valid_mask()]  # (M, C)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN channel
+        mean = np.nanmean(real, axis=0)
+        std = np.nanstd(real, axis=0)
+    return np.nan_to_num(mean), np.where(np.isfinite(std) & (std > 1e-12), std, 1.0)
+
+
+def standardize(panel: Panel, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """``(values - mean) / std`` as float32 ``(n, N_max, C)``; NaN and padding -> 0."""
+    values = (panel.values - mean) / std
+    values = np.nan_to_num(values, nan=0.0)
+    values[~panel.valid_mask()] = 0.0
+    return values.astype(np.float32)
+
+
+def to_tensors(panel: Panel, values: np.ndarray, device, targets=None) -> SeriesTensors:
+    """The standardised ``values`` of ``panel`` (and ``targets``) on ``device``."""
+    y = None if targets is None else torch.as_tensor(targets).to(device)
+    return SeriesTensors(torch.from_numpy(values).to(device), torch.from_numpy(panel.lengths).to(device), y)
+
+
+def validation_split(n: int, fraction: float, rng: np.random.RandomState, stratify=None, owner: str = "eadct"):
+    """Indices (train, valid): ``fraction`` of the ``n`` training series held out, stratified by class when
+    ``stratify`` is given (every class keeps at least one training series, and a class contributes
+    ``round(fraction * members)``).
+
+    When ``fraction > 0`` holds out no series (too few series, or classes too small), warns that the best
+    epoch will be chosen on the training loss, as with ``fraction = 0``.
+    """
+    train, valid = _split(n, fraction, rng, stratify)
+    if fraction > 0 and len(valid) == 0:
+        warnings.warn(
+            f"{owner}: validation_fraction={fraction} holds out no series from {n} training series"
+            + (" (each class rounds to 0)" if stratify is not None and n >= 2 else "")
+            + "; the best epoch is chosen on the training loss instead. Raise validation_fraction to hold "
+            "series out, or set it to 0 to choose on the training loss without this warning.",
+            UserWarning,
+            stacklevel=4,
+        )
+    return train, valid
+
+
+def _split(n: int, fraction: float, rng: np.random.RandomState, stratify=None):
+    if fraction <= 0 or n < 2:
+        return np.arange(n), np.array([], dtype=int)
+    if stratify is None:
+        order = rng.permutation(n)
+        n_valid = min(n - 1, max(1, int(round(fraction * n))))
+        return np.sort(order[n_valid:]), np.sort(order[:n_valid])
+    train, valid = [], []
+    for label in np.unique(stratify):
+        members = rng.permutation(np.flatnonzero(stratify == label))
+        n_valid = min(len(members) - 1, int(round(fraction * len(members))))
+        valid.extend(members[:n_valid])
+        train.extend(members[n_valid:])
+    return np.sort(np.array(train, dtype=int)), np.sort(np.array(valid, dtype=int))
+
+
+def fit_fingerprint(params: dict, panel: Panel, targets, extra: Panel | None) -> str:
+    """Hash of the result-changing parameters and the data: a checkpoint with another one is not resumed."""
+    shown = {k: repr(v) for k, v in params.items() if k not in ("verbose", "checkpoint_path", "device")}
+    h = hashlib.sha256(json.dumps(shown, sort_keys=True).encode())
+    arrays = (panel.values, panel.lengths, targets) + ((extra.values, extra.lengths) if extra is not None else ())
+    for arr in arrays:
+        if arr is not None:
+            h.update(np.ascontiguousarray(arr).tobytes())
+    return h.hexdigest()

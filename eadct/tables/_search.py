@@ -1,0 +1,172 @@
+"""The hyperparameter search of a unit: candidates, successive-halving rungs, trials on a split of TRAIN.
+
+The search result of a (model, dataset, profile) is cached in ``search.json`` and shared by its seeds;
+every finished trial is appended to ``search_trials.jsonl``, so a killed search goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import time
+
+import numpy as np
+
+from ._config import ModelSpec, Profile, TableConfig
+from ._data import Data, higher_is_better, metric_name, score, subset
+from ._store import append_jsonl, atomic_write_json, read_jsonl, unit_dir
+
+
+def estimator_class(task: str):
+    from .. import EADCTClassifier, EADCTRegressor
+
+    return EADCTClassifier if task == "classification" else EADCTRegressor
+
+
+def default_params(names, task: str = "classification") -> dict:
+    """The defaults of ``names`` for the estimator of ``task``."""
+    defaults = estimator_class(task)().get_params()
+    return {n: defaults[n] for n in names}
+
+
+def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper: dict, seed: int, **fit_settings):
+    """The estimator of a unit: the profile's settings, then the candidate's, the row's and the fit's."""
+    params = {
+        "architecture": spec.architecture,
+        "missing_values": "interpolate",
+        "memory_guard": "auto",
+        "device": os.environ.get("EADCT_DEVICE", "auto"),
+        **profile.params,
+        **profile.dataset_params.get(dataset, {}),
+        **hyper,
+        **spec.params,
+        **fit_settings,
+        "random_state": seed,
+    }
+    return estimator_class(task)(**params)
+
+
+def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str = "classification") -> list[dict]:
+    """The search's candidates: the estimator's defaults first, then distinct random draws from the
+    product of the searched values (``search_seed``), ``n_candidates`` in all."""
+    names = list(spec.search)
+    first = default_params(names, task)
+    if not names or profile.search == "none":
+        return [first]
+    grid = [dict(zip(names, values, strict=True)) for values in itertools.product(*(table.space[n] for n in names))]
+    order = np.random.RandomState(profile.search_seed).permutation(len(grid))
+    out = [first]
+    for i in order:
+        if len(out) >= profile.n_candidates:
+            break
+        if grid[i] != first:
+            out.append(grid[i])
+    return out
+
+
+def rungs(profile: Profile, n: int) -> list[tuple[int, int]]:
+    """(number of candidates, epochs) per rung of successive halving."""
+    if profile.search == "random":
+        return [(n, profile.search_epochs[-1])]
+    out, alive = [], n
+    for epochs in profile.search_epochs:
+        out.append((alive, epochs))
+        if alive == 1:
+            break
+        alive = max(1, math.ceil(alive / profile.eta))
+    return out
+
+
+def search_split(data: Data, fraction: float, seed: int):
+    """(train, valid) indices of TRAIN for the search; stratified for classification."""
+    from sklearn.model_selection import train_test_split
+
+    n = len(data.y_train)
+    stratify = None
+    if data.task == "classification":
+        _, counts = np.unique(data.y_train, return_counts=True)
+        n_valid = max(1, int(round(fraction * n)))
+        if counts.min() >= 2 and n_valid >= len(counts):
+            stratify = data.y_train
+    train, valid = train_test_split(np.arange(n), test_size=fraction, random_state=seed, stratify=stratify)
+    return np.sort(train), np.sort(valid)
+
+
+def run_search(table, model, data: Data, profile: Profile, out_dir, log=print) -> dict:
+    """Choose the hyperparameters of ``model`` on ``data`` (cached in ``search.json``)."""
+    spec = table.models[model]
+    folder = unit_dir(out_dir, table, model, data.name, profile.name)
+    done_path = folder / "search.json"
+    if done_path.is_file():
+        return json.loads(done_path.read_text())
+    if spec.inherit is not None:
+        base = run_search(table, spec.inherit, data, profile, out_dir, log)
+        result = {"method": f"inherited from {spec.inherit}", "best": base["best"], "base": base, "time_s": 0.0}
+    else:
+        cands = candidates(table, spec, profile, data.task)
+        if profile.search == "none" or len(cands) == 1 or spec.kind != "eadct":
+            result = {"method": "none (defaults)", "best": cands[0], "trials": [], "time_s": 0.0}
+        else:
+            result = _halving(table, model, data, profile, cands, folder, log)
+    atomic_write_json(done_path, result)
+    return result
+
+
+def _halving(table, model, data: Data, profile: Profile, cands: list[dict], folder, log) -> dict:
+    """Successive halving over ``cands`` on the search split; finished trials are read back, not rerun."""
+    trials_path = folder / "search_trials.jsonl"
+    done = {(t["rung"], t["candidate"]): t for t in read_jsonl(trials_path)}
+    tr, va = search_split(data, profile.search_validation, profile.search_seed)
+    split = (subset(data.X_train, tr), data.y_train[tr], subset(data.X_train, va), data.y_train[va])
+    sign = 1.0 if higher_is_better(data.task) else -1.0
+    alive = list(range(len(cands)))
+    tic = time.perf_counter()
+    for rung, (n_alive, epochs) in enumerate(rungs(profile, len(cands))):
+        alive = alive[:n_alive]
+        scores = {}
+        for c in alive:
+            trial = done.get((rung, c))
+            if trial is None:
+                ckpt = folder / "ckpt" / f"search_r{rung}_c{c}.pt"
+                where = dict(rung=rung, candidate=c, epochs=epochs, split=split, ckpt=ckpt)
+                trial = _trial(table.models[model], data, profile, cands[c], **where)
+                append_jsonl(trials_path, trial)
+                ckpt.unlink(missing_ok=True)
+                result = f"{trial['score']:.4f} ({trial['time_s']} s)"
+                log(f"    search {model} {data.name} rung {rung} candidate {c}: {result}")
+            scores[c] = trial["score"]
+        # best first; ties keep the earlier candidate (the defaults are candidate 0)
+        alive = sorted(alive, key=lambda c: (-sign * scores[c], c))
+    trials = sorted(read_jsonl(trials_path), key=lambda t: (t["rung"], t["candidate"]))
+    return {
+        "method": f"{profile.search}: {len(cands)} candidates, rungs {rungs(profile, len(cands))}",
+        "metric": f"validation {metric_name(data.task)} on {profile.search_validation:.0%} of TRAIN",
+        "best": cands[alive[0]],
+        "best_candidate": alive[0],
+        "trials": trials,
+        "time_s": round(sum(t["time_s"] for t in trials), 2),
+        "wall_s_this_process": round(time.perf_counter() - tic, 2),
+    }
+
+
+def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung, candidate, epochs, split, ckpt):
+    """Fit one candidate for one rung on the search split (``X_tr, y_tr, X_va, y_va``) and score it on the
+    held-out part; the fit keeps a resumable checkpoint at ``ckpt``."""
+    X_tr, y_tr, X_va, y_va = split
+    pre = math.ceil(profile.pretrain_share * epochs) if profile.pretrain_epochs > 0 else 0
+    fit = dict(max_epochs=epochs, pretrain_epochs=pre, n_iter_no_change=epochs, checkpoint_path=str(ckpt))
+    est = make_estimator(data.task, spec, profile, data.name, params, profile.search_seed, **fit)
+    t0 = time.perf_counter()
+    est.fit(X_tr, y_tr)
+    value = score(data.task, y_va, est.predict(X_va))
+    return {
+        "rung": rung,
+        "candidate": candidate,
+        "params": params,
+        "epochs": epochs,
+        "pretrain_epochs": pre,
+        "score": value,
+        "time_s": round(time.perf_counter() - t0, 2),
+    }
