@@ -90,6 +90,14 @@ class EADCTBase(BaseEstimator):
         panel = to_panel(X, missing_values=self.missing_values, estimator_name=name, n_channels=channels)
         return fill_missing(panel) if self.missing_values == "interpolate" else panel
 
+    def _start_supervised_fit(self, X, y) -> Panel:
+        """Check the parameters, X and that y is given: the first steps of every supervised ``fit``."""
+        self._check_params()
+        panel = self._panel(X, fitting=True)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        return panel
+
     @staticmethod
     def _check_n_samples(panel: Panel, y) -> None:
         if len(y) != len(panel.lengths):

@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
-from ._params import SUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
 
 
 class EADCTClassifier(ClassifierMixin, EADCTBase):
@@ -25,18 +25,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
-    n_channels_ : int
-        Channels seen in fit.
-    n_features_in_ : int
-        Same as ``n_channels_`` (the features of one time step).
-    n_timepoints_ : int
-        Longest series seen in fit.
-    network_ : eadct.networks.SeriesNetwork
-    history_ : list of dict
-        One record per epoch: stage, epoch, train_loss, valid_loss, valid_accuracy,
-        best, time_s.
-    device_ : str
-
+{FITTED_DOC}
     Examples
     --------
     >>> import numpy as np
@@ -67,10 +56,7 @@ class EADCTClassifier(ClassifierMixin, EADCTBase):
         -------
         self
         """
-        self._check_params()
-        panel = self._panel(X, fitting=True)
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        panel = self._start_supervised_fit(X, y)
         y = column_or_1d(y, warn=True)
         self._check_n_samples(panel, y)
         check_classification_targets(y)

@@ -146,8 +146,13 @@ def to_panel(
             "pass series with the same channels as in fit."
         )
     panel = Panel(values, lengths)
-    valid = panel.valid_mask()
-    real = values[valid]  # (M, C) real steps only
+    _check_values(panel, missing_values, estimator_name)
+    return panel
+
+
+def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> None:
+    """Refuse infinity at real steps, and NaN unless ``missing_values="interpolate"``."""
+    real = panel.values[panel.valid_mask()]  # (M, C) real steps only
     if np.isinf(real).any():
         raise ValueError(
             f"Input X contains infinity at {int(np.isinf(real).sum())} value(s); replace it with "
@@ -159,7 +164,6 @@ def to_panel(
             f"Input X contains NaN ({n_nan} missing value(s)). Set missing_values='interpolate' "
             f"on {estimator_name} to fill them by linear interpolation along time, or impute them first."
         )
-    return panel
 
 
 def fill_missing(panel: Panel) -> Panel:

@@ -236,6 +236,25 @@ UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("head_hidden_size", "pre
 RENAMED = {"checkpoint_attention": "recompute_attention"}
 
 
+#: The numpydoc "Attributes" entries every fitted estimator has.
+FITTED_DOC = """\
+    n_channels_ : int
+        Channels seen in fit.
+    n_features_in_ : int
+        Same as ``n_channels_`` (the features of one time step).
+    n_timepoints_ : int
+        Longest series seen in fit.
+    channel_mean_, channel_std_ : ndarray of shape (n_channels,)
+        The per-channel standardisation learnt in fit.
+    network_ : eadct.networks.SeriesNetwork
+    history_ : list of dict
+        One record per epoch: stage, epoch, train_loss, valid_loss (valid_accuracy), best, time_s.
+    memory_plan_ : dict
+        Settings the memory guard changed (``memory_guard="auto"``); empty when none.
+    device_ : str
+"""
+
+
 def make_init(names: tuple[str, ...]):
     """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults, storing
     them unchanged; its signature is the real one (``inspect.signature``, ``get_params``, ``help``)."""

@@ -7,7 +7,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
-from ._params import SUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
 
 
 class EADCTRegressor(RegressorMixin, EADCTBase):
@@ -24,15 +24,7 @@ class EADCTRegressor(RegressorMixin, EADCTBase):
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
         Target standardisation learnt in fit.
-    n_channels_ : int
-        Channels seen in fit.
-    n_features_in_ : int
-        Same as ``n_channels_``.
-    n_timepoints_ : int
-    network_ : eadct.networks.SeriesNetwork
-    history_ : list of dict
-    device_ : str
-
+{FITTED_DOC}
     Examples
     --------
     >>> import numpy as np
@@ -61,10 +53,7 @@ class EADCTRegressor(RegressorMixin, EADCTBase):
         -------
         self
         """
-        self._check_params()
-        panel = self._panel(X, fitting=True)
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        panel = self._start_supervised_fit(X, y)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)
         self._y_ndim = y.ndim

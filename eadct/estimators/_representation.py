@@ -5,7 +5,7 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
-from ._params import UNSUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, UNSUPERVISED, make_init, parameters_doc
 
 _PRETRAIN_EPOCHS_DOC = "int, default=100\n    Pretraining epochs (at most)."
 
@@ -22,15 +22,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
 {parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC)}
     Attributes
     ----------
-    n_channels_ : int
-        Channels seen in fit.
-    n_features_in_ : int
-        Same as ``n_channels_``.
-    n_timepoints_ : int
-    network_ : eadct.networks.SeriesNetwork
-    history_ : list of dict
-    device_ : str
-
+{FITTED_DOC}
     Examples
     --------
     >>> import numpy as np

@@ -16,27 +16,12 @@ from types import MappingProxyType
 from torch import nn
 
 from .baselines import RecurrentEncoder, ResNetEncoder
-from .config import EncoderConfig
+from .config import EncoderConfig, encoder_settings
 from .encoder import EADCTEncoder
 from .memory import estimate_stack_training_bytes
 
-#: The settings of the EA-DC encoder family (every exposed field of EncoderConfig).
-_EADCT_USES = frozenset(
-    {
-        "d_model",
-        "n_heads",
-        "n_blocks",
-        "attention_ratio",
-        "alpha",
-        "beta",
-        "attention_kernel_size",
-        "d_ff",
-        "dropout",
-        "norm",
-        "recompute_attention",
-        "attention_downsample",
-    }
-)
+#: The settings of the EA-DC encoder family: every exposed field of EncoderConfig.
+_EADCT_USES = frozenset(encoder_settings())
 
 
 def _stack_training_bytes(config: EncoderConfig, batch: int, length: int, **memory) -> int:

@@ -53,31 +53,14 @@ def estimate_stack_training_bytes(
     device_type: str = "cpu",
     keeps_freed: bool | None = None,
 ) -> int:
-    """Estimated peak bytes of one training step of ``n_layers`` attention layers.
+    """Estimated peak bytes of one training step of ``n_layers`` attention layers, batch B, length N.
 
-    Parameters
-    ----------
-    batch, length : int
-        B and N.
-    d_model, n_heads, n_layers : int
-    evolving : bool
-        Evolving (map convolution) or plain attention layers.
-    recompute : bool or "auto"
-        ``recompute_attention``: the blocked, recomputed map path (True), stored maps (False), or the rule of
-        :func:`~eadct.networks.attention.auto_blocks` ("auto").
-    downsample : int
-        Token pooling factor before attention.
-    d_attention : int, optional
-        Attention width ``p * d`` (0: no attention branch); defaults to ``d_model``.
-    d_ff : int
-        Feed-forward width.
-    bytes_per_value : int
-        4 for float32, 2 for bf16 autocast: the blocked path's maps in 2 bytes; stored maps as
-        ``AUTOCAST_STORED_SHARE`` of the float32 estimate (softmax runs in float32 under autocast).
-    device_type : str
-        Where "auto" is resolved ("cpu" or "cuda").
-    keeps_freed : bool or None
-        Whether the process keeps freed memory (the "auto" rule reads it); None: this process's setting.
+    ``evolving``: evolving (map convolution) or plain layers. ``recompute``: ``recompute_attention``, the
+    blocked map path (True), stored maps (False) or the rule of :func:`~eadct.networks.attention.auto_blocks`
+    ("auto", resolved for ``device_type`` and ``keeps_freed``; None reads this process's setting).
+    ``downsample``: token pooling before attention. ``d_attention``: attention width ``p * d`` (0: no attention
+    branch; default ``d_model``). ``bytes_per_value``: 4 for float32, 2 for bf16 autocast (the blocked path's
+    maps in 2 bytes; stored maps as ``AUTOCAST_STORED_SHARE`` of the float32 estimate, softmax staying float32).
     """
     d_attention = d_model if d_attention is None else d_attention
     per_map = _map_bytes(batch, n_heads, length, downsample, bytes_per_value) if d_attention else 0
@@ -87,19 +70,9 @@ def estimate_stack_training_bytes(
         recompute = auto_blocks(batch * n_heads * m * m, device_type, keeps_freed)
     if bytes_per_value < 4 and not recompute:
         share = AUTOCAST_STORED_SHARE["evolving" if evolving else "plain"]
+        stack = dict(d_model=d_model, n_heads=n_heads, n_layers=n_layers, d_attention=d_attention, d_ff=d_ff)
         full = estimate_stack_training_bytes(
-            batch,
-            length,
-            d_model=d_model,
-            n_heads=n_heads,
-            n_layers=n_layers,
-            evolving=evolving,
-            recompute=False,
-            downsample=downsample,
-            d_attention=d_attention,
-            d_ff=d_ff,
-            bytes_per_value=4,
-            device_type=device_type,
+            batch, length, **stack, evolving=evolving, downsample=downsample, device_type=device_type
         )
         return int(share * full)
     if recompute:
@@ -212,28 +185,14 @@ def plan_training_memory(
 ) -> MemoryPlan:
     """Check the estimated training peak against the free memory: a pure function of its arguments.
 
-    Parameters
-    ----------
-    config : EncoderConfig
-        The resolved encoder settings (architecture overrides applied).
-    training_bytes : callable
-        The architecture's estimate, ``(config, batch, length, **memory) -> bytes``
-        (:attr:`eadct.networks.Architecture.training_bytes`).
-    batch_size, n_train, length : int
-        The batch size asked for, the training series (a batch holds at most that many) and the longest
-        series.
-    device : torch.device or str
-    guard : {"raise", "auto", "off"}
-        ``memory_guard``: "off" plans nothing; "auto" picks the first alternative that fits; "raise"
-        returns no overrides and the error message in ``message`` when nothing as given fits.
-    free_bytes : int
-        Free memory of the device (:func:`available_memory_bytes`): process state, passed in.
-    keeps_freed : bool
-        Whether the process keeps freed memory (the "auto" recomputation rule reads it): process state.
-    bytes_per_value : int
-        4, or 2 under bf16 autocast.
-    owner : str
-        Named at the start of messages (the estimator's class).
+    ``config`` holds the resolved encoder settings and ``training_bytes`` is the architecture's estimate
+    (:attr:`Architecture.training_bytes`); ``batch_size`` is asked for, a batch holds at most ``n_train``
+    series of at most ``length`` steps. The process state comes in as arguments: ``free_bytes``
+    (:func:`available_memory_bytes`) and ``keeps_freed`` (the "auto" recomputation rule reads it), so two
+    estimators with equal parameters plan alike for the same inputs. ``guard`` is ``memory_guard``: "off"
+    plans nothing; "auto" picks the first alternative that fits; "raise" (or "auto" with none that fits)
+    returns no overrides and the error in ``message``. ``bytes_per_value`` is 2 under bf16 autocast;
+    ``owner`` (the estimator's class) starts the messages.
     """
     if guard == "off":
         return MemoryPlan()

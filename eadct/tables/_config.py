@@ -177,6 +177,39 @@ def _profiles(raw: dict, overrides: dict, where: str) -> dict:
     return out
 
 
+def _models(raw_models: dict, space: dict, where: str) -> dict:
+    """The ``[models.<name>]`` sections as ModelSpecs; a variant (``inherit``) gets its base's params first."""
+    models = {}
+    for mname, m in raw_models.items():
+        kind = m.get("kind", "eadct")
+        if kind not in MODEL_KINDS:
+            raise TableConfigError(f"{where}: model {mname!r} kind={kind!r}; use one of {sorted(MODEL_KINDS)}.")
+        search = tuple(m.get("search", ()))
+        unknown = [p for p in search if p not in space]
+        if unknown:
+            raise TableConfigError(f"{where}: model {mname!r} searches {unknown}, which [space] does not list.")
+        models[mname] = ModelSpec(
+            name=mname,
+            kind=kind,
+            architecture=m.get("architecture", "ea-dc-transformer") if kind == "eadct" else None,
+            params=dict(m.get("params", {})),
+            search=search,
+            inherit=m.get("inherit"),
+        )
+    if not models:
+        raise TableConfigError(f"{where}: no [models.<name>] sections.")
+    for spec in models.values():
+        if spec.inherit is not None and (spec.inherit not in models or models[spec.inherit].inherit is not None):
+            raise TableConfigError(
+                f"{where}: model {spec.name!r} inherits {spec.inherit!r}, which must be a model of this table "
+                "that does not inherit itself."
+            )
+    for name, spec in list(models.items()):  # a variant is its base with one component changed
+        if spec.inherit is not None:
+            models[name] = replace(spec, params={**models[spec.inherit].params, **spec.params})
+    return models
+
+
 def load_table(name_or_path, profiles_path=None) -> TableConfig:
     """Read a table configuration.
 
@@ -208,34 +241,7 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
     if not isinstance(table, dict) or "name" not in table or "datasets" not in table:
         raise TableConfigError(f"{where}: needs a [table] section with name and datasets.")
     space = {k: list(v) for k, v in raw.get("space", {}).items()}
-    models = {}
-    for mname, m in raw.get("models", {}).items():
-        kind = m.get("kind", "eadct")
-        if kind not in MODEL_KINDS:
-            raise TableConfigError(f"{where}: model {mname!r} kind={kind!r}; use one of {sorted(MODEL_KINDS)}.")
-        search = tuple(m.get("search", ()))
-        unknown = [p for p in search if p not in space]
-        if unknown:
-            raise TableConfigError(f"{where}: model {mname!r} searches {unknown}, which [space] does not list.")
-        models[mname] = ModelSpec(
-            name=mname,
-            kind=kind,
-            architecture=m.get("architecture", "ea-dc-transformer") if kind == "eadct" else None,
-            params=dict(m.get("params", {})),
-            search=search,
-            inherit=m.get("inherit"),
-        )
-    if not models:
-        raise TableConfigError(f"{where}: no [models.<name>] sections.")
-    for spec in models.values():
-        if spec.inherit is not None and (spec.inherit not in models or models[spec.inherit].inherit is not None):
-            raise TableConfigError(
-                f"{where}: model {spec.name!r} inherits {spec.inherit!r}, which must be a model of this table "
-                "that does not inherit itself."
-            )
-    for name, spec in list(models.items()):  # a variant is its base with one component changed
-        if spec.inherit is not None:
-            models[name] = replace(spec, params={**models[spec.inherit].params, **spec.params})
+    models = _models(raw.get("models", {}), space, where)
     targets = tuple(raw.get("targets", ()))
     for t in targets:
         if t.get("kind") not in TARGET_KINDS or t.get("model") not in models:

@@ -155,10 +155,43 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
     prof = table.profile(profile)
     results = collect_results(table, profile, out_dir)
     published = read_published(table.published)
-    pub_params = read_published(table.published_params)
-    models = list(table.models)
-    ref_columns = sorted({c for row in published.values() for c in row if c not in table.models})
+    stats, task_of = _statistics(table, results)
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    stem = f"{table.name}_{profile}"
+    md = [f"# {table.title} ({profile} profile)", ""]
+    if note:
+        md += [note.strip(), ""]
+    md += [
+        f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
+        "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
+        "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
+        "did not reach it).",
+        "",
+    ]
+    md += _provenance_lines(results)
+    for task in ("classification", "regression"):
+        datasets = [d for d in table.datasets if task_of[d] == task]
+        if datasets:
+            md += _task_section(table, prof, task, datasets, stats, published)
+    lines = _target_lines(table, stats, published, task_of)
+    if lines:
+        header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
+        md += header + lines + [""]
+    md += _hyperparameter_lines(results)
+    md_path = report_dir / f"{stem}.md"
+    paths = [md_path]
+    if figure and stats:
+        png = report_dir / f"{stem}.png"
+        _figure(table, profile, stats, published, task_of, png)
+        md.insert(2, f"![{table.name}]({png.name})\n")
+        paths.append(png)
+    md_path.write_text("\n".join(md) + "\n")
+    return paths
 
+
+def _statistics(table: TableConfig, results: dict) -> tuple[dict, dict]:
+    """Per (model, dataset): mean, std and count of the scores, parameters, times; and each dataset's task."""
     stats, task_of = {}, {}
     for (model, dataset), runs in results.items():
         vals = np.array([r["value"] for r in runs], dtype=float)
@@ -179,128 +212,115 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
 
             info = get_info(dataset)
             task_of[dataset] = info.task if info is not None else "classification"
+    return stats, task_of
 
-    report_dir = Path(report_dir)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{table.name}_{profile}"
-    md = [f"# {table.title} ({profile} profile)", ""]
-    if note:
-        md += [note.strip(), ""]
-    md += [
-        f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
-        "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
-        "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
-        "did not reach it).",
-        "",
-    ]
+
+def _provenance_lines(results: dict) -> list[str]:
+    """The hardware and code lines: every machine and commit that produced a result."""
+    runs = [r for rs in results.values() for r in rs]
+    if not runs:
+        return []
     machines = sorted(
         {
             (r["machine"]["cpu"], r["machine"].get("gpu") or r["machine"]["device"], r["machine"]["torch_threads"])
-            for runs in results.values()
             for r in runs
         }
     )
     commits = sorted(
-        {
-            (r["git"]["commit"] or "unknown")[:10] + ("+dirty" if r["git"].get("dirty") else "")
-            for runs in results.values()
-            for r in runs
-        }
+        {(r["git"]["commit"] or "unknown")[:10] + ("+dirty" if r["git"].get("dirty") else "") for r in runs}
     )
-    if machines:
-        md.append(
-            "Hardware: " + "; ".join(f"{cpu}, device {dev}, {th} torch thread(s)" for cpu, dev, th in machines) + "."
-        )
-        md.append(
-            f"Code: git {', '.join(commits)}; "
-            + ", ".join(f"{k} {v}" for k, v in next(iter(results.values()))[0]["versions"].items() if v)
-            + "."
-        )
-        md.append("")
+    versions = ", ".join(f"{k} {v}" for k, v in runs[0]["versions"].items() if v)
+    return [
+        "Hardware: " + "; ".join(f"{cpu}, device {dev}, {th} torch thread(s)" for cpu, dev, th in machines) + ".",
+        f"Code: git {', '.join(commits)}; " + versions + ".",
+        "",
+    ]
 
-    groups = [(t, [d for d in table.datasets if task_of[d] == t]) for t in ("classification", "regression")]
-    for task, datasets in groups:
-        if not datasets:
-            continue
-        metric = "accuracy" if task == "classification" else "rmse"
-        hib = task == "classification"
-        md += [f"## {'Accuracy (higher is better)' if hib else 'RMSE (lower is better)'}", ""]
-        header = (
-            ["dataset"]
-            + models
-            + [f"ref: {c}" for c in ref_columns if any(c in published.get(d, {}) for d in datasets)]
-        )
-        md += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        for d in datasets:
-            row = [d]
-            for m in models:
-                pub = published.get(d, {}).get(m)
-                pub_s = f" ({_fmt(pub, metric)})" if pub is not None else ""
-                s = stats.get((m, d))
-                if s is None:
-                    row.append(f"missing{pub_s}")
-                else:
-                    k = f" [{s['n']}]" if s["n"] < len(prof.seeds) else ""
-                    cell = _fmt_pair(s["mean"], s["std"], metric) if s["n"] > 1 else _fmt(s["mean"], metric)
-                    row.append(f"{cell}{k}{pub_s}")
-            for c in header[1 + len(models) :]:
-                v = published.get(d, {}).get(c[5:])
-                row.append(_fmt(v, metric) if v is not None else "")
-            md.append("| " + " | ".join(row) + " |")
-        # A model with no result at all in this block (a row not run) would empty the summary; rank the others.
-        ranked = [m for m in models if any((m, d) in stats for d in datasets)]
-        unranked = [m for m in models if m not in ranked]
-        complete = [d for d in datasets if ranked and all((m, d) in stats for m in ranked)]
-        ours = summary({k: v["mean"] for k, v in stats.items()}, ranked, complete, hib)
-        pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in ranked)]
-        paper = summary({(m, d): published[d][m] for d in pub_complete for m in ranked}, ranked, pub_complete, hib)
-        tail = " |" * (len(header) - 1 - len(models))
 
-        if ours:
-            for label, key in (
-                ("**avg rank** (ours; paper on the same sets)", "rank"),
-                (f"**avg {metric}**", "mean"),
-                ("**avg relative difference, Eq. 12**", "reldiff"),
-            ):
-                row = [label]
-                for m in models:
-                    if m not in ranked:
-                        row.append("not run")
-                        continue
-                    pub_s = f" ({_summary_cell(paper[m][key], key, metric)})" if paper else ""
-                    row.append(_summary_cell(ours[m][key], key, metric) + pub_s)
-                md.append("| " + " | ".join(row) + " |" + tail)
-        md += [
-            "",
-            f"Summary rows over the {len(complete)} dataset(s) where every model"
-            + (f" except {', '.join(unranked)} (no result at all)" if unranked else "")
-            + " has a result"
-            + (f": {', '.join(complete)}." if complete else ".")
-            + " Eq. 12: r_j = mean over datasets of (score_ij - mean_k score_ik) / mean_k score_ik.",
-            "",
-        ]
-        # parameters and time
-        md += ["Parameters (ours, median over seeds; paper in parentheses, millions) and mean fit time per seed:", ""]
-        md += ["| dataset | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
-        for d in datasets:
-            row = [d]
-            for m in models:
-                s = stats.get((m, d))
-                pp = pub_params.get(d, {}).get(m)
-                pp_s = f" ({pp:.1f} M)" if pp is not None else ""
-                row.append("missing" + pp_s if s is None else f"{s['params'] / 1e6:.2f} M{pp_s}, {s['fit_s']:.0f} s")
-            md.append("| " + " | ".join(row) + " |")
-        md.append("")
+def _task_section(table: TableConfig, prof, task: str, datasets: list, stats: dict, published: dict) -> list[str]:
+    """One task's score table with its summary rows, then its parameters and times."""
+    models = list(table.models)
+    metric = "accuracy" if task == "classification" else "rmse"
+    hib = task == "classification"
+    ref_columns = sorted({c for row in published.values() for c in row if c not in table.models})
+    refs = [c for c in ref_columns if any(c in published.get(d, {}) for d in datasets)]
+    header = ["dataset"] + models + [f"ref: {c}" for c in refs]
+    md = [f"## {'Accuracy (higher is better)' if hib else 'RMSE (lower is better)'}", ""]
+    md += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for d in datasets:
+        row = [d] + [_score_cell(stats.get((m, d)), published.get(d, {}).get(m), metric, prof) for m in models]
+        for c in refs:
+            v = published.get(d, {}).get(c)
+            row.append(_fmt(v, metric) if v is not None else "")
+        md.append("| " + " | ".join(row) + " |")
+    md += _summary_lines(models, datasets, stats, published, metric, tail=" |" * len(refs))
+    md += _parameter_lines(table, models, datasets, stats)
+    return md
 
-    lines = _target_lines(table, stats, published, task_of)
-    if lines:
-        md += (
-            ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
-            + lines
-            + [""]
-        )
 
-    md += [
+def _score_cell(s: dict | None, pub, metric: str, prof) -> str:
+    pub_s = f" ({_fmt(pub, metric)})" if pub is not None else ""
+    if s is None:
+        return f"missing{pub_s}"
+    k = f" [{s['n']}]" if s["n"] < len(prof.seeds) else ""
+    cell = _fmt_pair(s["mean"], s["std"], metric) if s["n"] > 1 else _fmt(s["mean"], metric)
+    return f"{cell}{k}{pub_s}"
+
+
+def _summary_lines(models, datasets, stats, published, metric: str, tail: str) -> list[str]:
+    """Average rank, score and relative difference (Eq. 12) over the datasets every ranked model has."""
+    hib = metric == "accuracy"
+    # A model with no result at all in this block (a row not run) would empty the summary; rank the others.
+    ranked = [m for m in models if any((m, d) in stats for d in datasets)]
+    unranked = [m for m in models if m not in ranked]
+    complete = [d for d in datasets if ranked and all((m, d) in stats for m in ranked)]
+    ours = summary({k: v["mean"] for k, v in stats.items()}, ranked, complete, hib)
+    pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in ranked)]
+    paper = summary({(m, d): published[d][m] for d in pub_complete for m in ranked}, ranked, pub_complete, hib)
+    md = []
+    labels = (("**avg rank** (ours; paper on the same sets)", "rank"), (f"**avg {metric}**", "mean"),
+              ("**avg relative difference, Eq. 12**", "reldiff"))  # fmt: skip
+    for label, key in labels if ours else ():
+        row = [label]
+        for m in models:
+            if m not in ranked:
+                row.append("not run")
+                continue
+            pub_s = f" ({_summary_cell(paper[m][key], key, metric)})" if paper else ""
+            row.append(_summary_cell(ours[m][key], key, metric) + pub_s)
+        md.append("| " + " | ".join(row) + " |" + tail)
+    return md + [
+        "",
+        f"Summary rows over the {len(complete)} dataset(s) where every model"
+        + (f" except {', '.join(unranked)} (no result at all)" if unranked else "")
+        + " has a result"
+        + (f": {', '.join(complete)}." if complete else ".")
+        + " Eq. 12: r_j = mean over datasets of (score_ij - mean_k score_ik) / mean_k score_ik.",
+        "",
+    ]
+
+
+def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
+    pub_params = read_published(table.published_params)
+    md = ["Parameters (ours, median over seeds; paper in parentheses, millions) and mean fit time per seed:", ""]
+    md += ["| dataset | " + " | ".join(models) + " |", "|" + "---|" * (len(models) + 1)]
+    for d in datasets:
+        row = [d]
+        for m in models:
+            s = stats.get((m, d))
+            pp = pub_params.get(d, {}).get(m)
+            pp_s = f" ({pp:.1f} M)" if pp is not None else ""
+            row.append("missing" + pp_s if s is None else f"{s['params'] / 1e6:.2f} M{pp_s}, {s['fit_s']:.0f} s")
+        md.append("| " + " | ".join(row) + " |")
+    return md + [""]
+
+
+_SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
+                          "attention_kernel_size", "attention_downsample")  # fmt: skip
+
+
+def _hyperparameter_lines(results: dict) -> list[str]:
+    md = [
         "## Chosen hyperparameters (seed 0 refit)",
         "",
         "| model | dataset | search | hyperparameters |",
@@ -308,28 +328,10 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
     ]
     for (m, d), runs in results.items():
         h = runs[0]["hyperparameters"]
-        keys = (
-            "architecture",
-            "d_model",
-            "n_blocks",
-            "alpha",
-            "beta",
-            "attention_ratio",
-            "attention_kernel_size",
-            "attention_downsample",
-        )
-        shown = ", ".join(f"{k}={h[k]}" for k in keys if k in h) or ", ".join(f"{k}={v}" for k, v in h.items())
+        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h)
+        shown = shown or ", ".join(f"{k}={v}" for k, v in h.items())
         md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
-    md.append("")
-    md_path = report_dir / f"{stem}.md"
-    paths = [md_path]
-    if figure and stats:
-        png = report_dir / f"{stem}.png"
-        _figure(table, profile, stats, published, task_of, png)
-        md.insert(2, f"![{table.name}]({png.name})\n")
-        paths.append(png)
-    md_path.write_text("\n".join(md) + "\n")
-    return paths
+    return md + [""]
 
 
 def _figure(table, profile, stats, published, task_of, path: Path) -> None:

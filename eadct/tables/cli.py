@@ -16,8 +16,8 @@ def _threads(n):
         torch.set_num_threads(n)
 
 
-def main(argv=None) -> int:
-    from . import available_tables, build_report, load_table, run_table
+def _parser() -> argparse.ArgumentParser:
+    from . import available_tables
 
     parser = argparse.ArgumentParser(prog="eadct-tables", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,8 +42,13 @@ def main(argv=None) -> int:
     rep.add_argument("--report-dir", default="reports", help="where <table>_<profile>.md/.png go")
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv=None) -> int:
+    from . import available_tables, build_report, load_table, run_table
+
+    args = _parser().parse_args(argv)
     if args.command == "list":
         for name in available_tables():
             t = load_table(name)
