@@ -16,10 +16,9 @@ def keep_freed_memory(enable: bool = True) -> bool:
 
     Every (B, K, N, N) attention map is a large allocation, which glibc serves with a fresh ``mmap``
     whose pages are faulted in (and zeroed by the kernel) on first touch, then unmapped when freed. Keeping
-    them on the heap avoids that work: measured on the project's 2-core CPU machine, a training step of a
-    3-layer stack with stored evolving maps at N = 405 takes 1.2 s instead of 3.1 s to 5.3 s
-    (``benchmarks/attention_speed_memory.py --keep-freed-memory``). The cost: the process keeps its peak
-    memory until it exits. The same effect without code: ``MALLOC_MMAP_MAX_=0
+    them on the heap avoids that work, which makes attention steps with large maps much faster on the CPU
+    (``benchmarks/attention_speed_memory.py --keep-freed-memory``; docs/long_series.md). The cost: the
+    process keeps its peak memory until it exits. The same effect without code: ``MALLOC_MMAP_MAX_=0
     MALLOC_TRIM_THRESHOLD_=68719476736`` in the environment.
 
     Parameters
@@ -50,7 +49,7 @@ def keep_freed_memory(enable: bool = True) -> bool:
 def keeps_freed_memory() -> bool:
     """Whether this process keeps freed memory: :func:`keep_freed_memory` is on, or ``MALLOC_MMAP_MAX_=0``.
 
-    ``checkpoint_attention="auto"`` reads it: without page faults on fresh maps, stored maps measured
+    ``recompute_attention="auto"`` reads it: without page faults on fresh maps, stored maps measured
     faster than the blocked path on CPU (docs/long_series.md).
     """
     return _keeping or os.environ.get("MALLOC_MMAP_MAX_") == "0"

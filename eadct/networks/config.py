@@ -23,7 +23,8 @@ def is_unit_interval(v) -> bool:
 
 def is_switch_or_auto(v) -> bool:
     """True, False (numpy's bools too: they come from parameter grids) or "auto"."""
-    return isinstance(v, bool) or type(v).__name__ == "bool_" or (isinstance(v, str) and v == "auto")
+    numpy_bool = type(v).__module__ == "numpy" and type(v).__name__ in ("bool", "bool_")
+    return isinstance(v, bool) or numpy_bool or (isinstance(v, str) and v == "auto")
 
 
 def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, exposed: bool = True):

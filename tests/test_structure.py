@@ -1,0 +1,199 @@
+"""One place per concept: the architecture registry, the single parameter source, the pure memory planner,
+and the code-size and import rules of docs/model.md ("Architecture of the code")."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import warnings
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import TINY, make_panel
+
+from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+from eadct.networks import (
+    ARCHITECTURES,
+    Architecture,
+    EncoderConfig,
+    encoder_settings,
+    get_architecture,
+    plan_training_memory,
+    register_architecture,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----------------------------------------------------------------------------------------------- registry
+@pytest.mark.parametrize("name", sorted(ARCHITECTURES))
+def test_every_architecture_builds_its_declared_width(name):
+    arch = get_architecture(name)
+    config = EncoderConfig(n_channels=3, max_len=12, **arch.resolve({"d_model": 16, "n_heads": 2, "d_ff": 16}))
+    out = arch.build(config)(torch.randn(2, 12, 3))
+    assert out.shape == (2, 12, arch.width(config))
+    assert arch.uses <= set(encoder_settings())
+    assert set(arch.overrides) <= set(encoder_settings())
+
+
+def test_unknown_architecture_names_the_registered_ones():
+    with pytest.raises(ValueError, match=r"architecture must be one of \['dc-transformer'"):
+        get_architecture("mamba")
+    with pytest.raises(ValueError, match="registered already"):
+        register_architecture(Architecture("lstm", ARCHITECTURES["lstm"].build))
+
+
+def test_a_new_row_is_one_registry_entry(monkeypatch):
+    """A registered toy architecture fits and predicts through the estimators with nothing else changed."""
+
+    class MeanEncoder(torch.nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.d_model = config.d_model
+            self.proj = torch.nn.Linear(config.n_channels, config.d_model)
+
+        def forward(self, x, valid=None):
+            return self.proj(x) if valid is None else self.proj(x) * valid.unsqueeze(-1)
+
+    monkeypatch.setitem(ARCHITECTURES, "toy", Architecture("toy", MeanEncoder, uses={"d_model"}, attention=False))
+    X, y = make_panel(n=12, channels=2, length=10, n_classes=2)
+    clf = EADCTClassifier(**{**TINY, "architecture": "toy"}).fit(X, y)
+    assert clf.predict(X).shape == (12,)
+    assert isinstance(clf.network_.encoder, MeanEncoder)
+
+
+def test_docs_table_lists_every_architecture_once():
+    text = (ROOT / "docs" / "model.md").read_text()
+    rows = re.findall(r'^\| `"([a-z-]+)"`', text, flags=re.M)
+    assert sorted(rows) == sorted(ARCHITECTURES)
+
+
+# ----------------------------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor, EADCTRepresentation])
+def test_parameters_derive_from_one_source(cls):
+    signature = inspect.signature(cls)
+    defaults = {f.name: f.default for f in fields(EncoderConfig)}
+    for name in encoder_settings():  # every exposed encoder field is a parameter, with the config's default
+        assert signature.parameters[name].default == defaults[name]
+    for name, param in signature.parameters.items():
+        assert param.kind is param.KEYWORD_ONLY
+        assert f"    {name} : " in cls.__doc__  # documented, from the same definition
+    assert cls().get_params() == {n: p.default for n, p in signature.parameters.items()}
+
+
+def test_init_refuses_unknown_and_maps_the_old_name():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alhpa'"):
+        EADCTClassifier(alhpa=0.3)
+    with pytest.warns(FutureWarning, match="checkpoint_attention was renamed recompute_attention"):
+        clf = EADCTClassifier(checkpoint_attention=True)
+    assert clf.recompute_attention is True and "checkpoint_attention" not in clf.get_params()
+
+
+def test_one_validator_accepts_grid_values():
+    """numpy scalars from a parameter grid pass the estimator's and the config's checks alike."""
+    X, y = make_panel(n=12, channels=2, length=10, n_classes=2)
+    params = {**TINY, "recompute_attention": np.bool_(True), "d_model": np.int64(16), "alpha": np.float64(0.4)}
+    clf = EADCTClassifier(**params).fit(X, y)
+    assert clf.network_.encoder.config.recompute_attention is True
+    assert EncoderConfig(n_channels=1, max_len=4, recompute_attention=np.bool_(False), d_model=16, n_heads=2)
+
+
+# ----------------------------------------------------------------------------------------------- memory plan
+def _plan(free_bytes, keeps_freed=False, guard="auto", recompute="auto"):
+    config = EncoderConfig(n_channels=3, max_len=400, recompute_attention=recompute)
+    return plan_training_memory(
+        config,
+        get_architecture("ea-dc-transformer").training_bytes,
+        batch_size=32,
+        n_train=100,
+        length=400,
+        device="cpu",
+        guard=guard,
+        free_bytes=free_bytes,
+        keeps_freed=keeps_freed,
+    )
+
+
+def test_memory_plan_is_a_function_of_its_arguments():
+    assert _plan(8 * 2**30) == _plan(8 * 2**30)
+    assert _plan(64 * 2**30).overrides == {} and _plan(64 * 2**30).fits
+    small = _plan(2**30)
+    assert small.overrides and small.fits and "memory_plan_" in small.message
+    refused = _plan(2**30, guard="raise")
+    assert not refused.fits and "Settings that would fit" in refused.message
+    assert _plan(2**20, guard="off") == _plan(2**40, guard="off")
+    # the process state is an argument: keeping freed memory turns "auto" into stored maps, a larger estimate
+    assert _plan(8 * 2**30, keeps_freed=True).need_bytes > _plan(8 * 2**30, keeps_freed=False).need_bytes
+
+
+def test_estimators_with_equal_params_plan_alike(monkeypatch):
+    import eadct.estimators._base as base
+
+    monkeypatch.setattr(base, "available_memory_bytes", lambda device: 2 * 2**20)  # pretend 2 MB free
+    X, y = make_panel(length=96)
+    plans = []
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="memory_plan_"):
+            plans.append(EADCTClassifier(**{**TINY, "memory_guard": "auto"}).fit(X, y).memory_plan_)
+    assert plans[0] == plans[1] != {}
+
+
+# ----------------------------------------------------------------------------------------------- validation split
+def test_an_empty_validation_split_is_announced():
+    X, y = make_panel(n=12, channels=2, length=10, n_classes=3)  # 4 per class: round(0.4) = 0 each
+    with pytest.warns(UserWarning, match="holds out no series .* chosen on the training loss"):
+        clf = EADCTClassifier(**TINY).fit(X, y)
+    assert all("valid_loss" not in r for r in clf.history_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        EADCTClassifier(**{**TINY, "validation_fraction": 0.0}).fit(X, y)  # asked for: no warning
+
+
+# ----------------------------------------------------------------------------------------------- code rules
+def _python_files(*folders):
+    for folder in folders:
+        yield from sorted((ROOT / folder).rglob("*.py"))
+
+
+def test_files_and_functions_stay_small():
+    long_files, long_functions = [], []
+    for path in _python_files("eadct", "benchmarks"):
+        source = path.read_text()
+        if path.relative_to(ROOT).parts[0] == "eadct" and source.count("\n") > 450:
+            long_files.append(path.name)
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                if node.end_lineno - start + 1 > 60:
+                    long_functions.append(f"{path.name}:{node.name}")
+    assert not long_files and not long_functions
+    assert (ROOT / "eadct" / "estimators" / "_base.py").read_text().count("\n") < 300
+
+
+def _imported_modules(path: Path):
+    """Absolute names of the modules ``path`` imports from (relative imports resolved)."""
+    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            yield ".".join(base + ([node.module] if node.module else []))
+
+
+def test_no_import_of_another_package_private_module():
+    """``eadct.<a>`` imports only public modules of ``eadct.<b>``; benchmarks only public modules."""
+    offenders = []
+    for path in _python_files("eadct", "benchmarks"):
+        parts = path.relative_to(ROOT).parts
+        own = parts[1] if parts[0] == "eadct" and len(parts) > 2 else None
+        for name in _imported_modules(path):
+            mod = name.split(".")
+            private = mod[0] == "eadct" and any(p.startswith("_") and p != "__init__" for p in mod[1:])
+            if private and (own is None or mod[1] != own):
+                offenders.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not offenders
