@@ -197,3 +197,16 @@ def test_no_import_of_another_package_private_module():
             if private and (own is None or mod[1] != own):
                 offenders.append(f"{path.relative_to(ROOT)}: {name}")
     assert not offenders
+
+
+def test_pickles_from_before_the_rename_load(fitted_classifier, panel):
+    """A pickle written before recompute_attention and _network_spec (eadct 0.1.0 at a6fc7c7) still loads."""
+    X, _ = panel
+    state = fitted_classifier.__getstate__()
+    state["checkpoint_attention"] = state.pop("recompute_attention")
+    spec = state.pop("_network_spec")
+    state["_network_args"] = (spec["n_channels"], spec["max_len"], spec["n_outputs"], spec["plan"])
+    old = EADCTClassifier.__new__(EADCTClassifier)
+    old.__setstate__(state)
+    assert old.get_params() == fitted_classifier.get_params()
+    np.testing.assert_array_equal(old.predict_proba(X), fitted_classifier.predict_proba(X))
