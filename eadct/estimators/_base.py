@@ -156,8 +156,8 @@ class EADCTBase(BaseEstimator):
         (class indices or standardised values), or None for representation learning (pretraining only).
         """
         device = resolve_device(self.device)
-        extra = None if X_unlabeled is None else self._panel_unlabeled(X_unlabeled, panel.n_channels)
         self.n_channels_ = self.n_features_in_ = panel.n_channels
+        extra = None if X_unlabeled is None else self._panel(X_unlabeled, fitting=False)  # channels as X's
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
         self.channel_mean_, self.channel_std_ = channel_statistics(panel)
 
@@ -198,12 +198,6 @@ class EADCTBase(BaseEstimator):
             n_channels=panel.n_channels, max_len=self.n_timepoints_, n_outputs=n_outputs, plan=plan
         )
         return self
-
-    def _panel_unlabeled(self, X_unlabeled, n_channels: int) -> Panel:
-        extra = to_panel(
-            X_unlabeled, missing_values=self.missing_values, n_channels=n_channels, estimator_name=type(self).__name__
-        )
-        return fill_missing(extra) if self.missing_values == "interpolate" else extra
 
     def _training_data(self, panel, targets, extra, train_idx, valid_idx, device):
         """(train, valid, pretrain) tensors; pretraining also sees the unlabeled ``extra`` series."""
