@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation")
+_ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "PAPER_CONFIGURATION")
 __all__ = [*_ESTIMATORS, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .estimators import EADCTClassifier, EADCTRegressor, EADCTRepresentation  # noqa: F401
+    from .estimators import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation  # noqa: F401
 
 
 def __getattr__(name: str):

@@ -2,7 +2,16 @@
 
 from ._classifier import EADCTClassifier
 from ._input import Panel, fill_missing, to_panel
+from ._params import PAPER_CONFIGURATION
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 
-__all__ = ["EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "Panel", "fill_missing", "to_panel"]
+__all__ = [
+    "EADCTClassifier",
+    "EADCTRegressor",
+    "EADCTRepresentation",
+    "PAPER_CONFIGURATION",
+    "Panel",
+    "fill_missing",
+    "to_panel",
+]

@@ -24,12 +24,15 @@ from ..networks import (
     get_architecture,
     inference_batch_size,
     plan_training_memory,
+    pooled_width,
 )
 from ..runtime import keeps_freed_memory
 from ..training import Checkpointer, StageSettings, predict_outputs, train_two_stage
-from ._data import channel_statistics, fit_fingerprint, standardize, to_tensors, validation_split
+from ._data import channel_statistics, fit_fingerprint, standardize, to_tensors
+from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
-from ._params import ENCODER_PARAMS, RENAMED, check_params
+from ._params import ENCODER_PARAMS, check_params
+from ._persistence import PicklesWeights
 
 
 def resolve_device(device) -> torch.device:
@@ -50,7 +53,7 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-class EADCTBase(BaseEstimator):
+class EADCTBase(PicklesWeights, BaseEstimator):
     """Fit/predict plumbing shared by :class:`EADCTClassifier`, :class:`EADCTRegressor`
     and :class:`EADCTRepresentation`. Subclasses set ``_task`` and the task pieces."""
 
@@ -82,6 +85,7 @@ class EADCTBase(BaseEstimator):
             verbose=bool(self.verbose),
             mask_ratio=self.mask_ratio,
             mask_length=self.mask_length,
+            lr_schedule=self.lr_schedule,
         )
 
     # ------------------------------------------------------------------ data
@@ -119,7 +123,7 @@ class EADCTBase(BaseEstimator):
         architecture = get_architecture(self.architecture)
         config = self._encoder_config(n_channels, max_len, plan)
         flat = self.pooling == "flatten"
-        width = architecture.width(config) * (max_len if flat else 1)
+        width = pooled_width(self.pooling, architecture.width(config), max_len)
         head = None
         if self._task == "classification":
             head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
@@ -161,24 +165,38 @@ class EADCTBase(BaseEstimator):
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
         self.channel_mean_, self.channel_std_ = channel_statistics(panel)
 
-        params = self.get_params()
-        fingerprint = fit_fingerprint(params, panel, targets, extra) if self.checkpoint_path else None
+        fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
         saved = Checkpointer(self.checkpoint_path, fingerprint).load() if fingerprint else None
         seed = saved["seed"] if saved else int(check_random_state(self.random_state).randint(2**31 - 1))
         checkpointer = Checkpointer(self.checkpoint_path, fingerprint, {"seed": seed}) if fingerprint else None
-        rng = np.random.RandomState(seed)
-        owner = type(self).__name__
-        train_idx, valid_idx = validation_split(len(panel.lengths), self.validation_fraction, rng, stratify, owner)
-        train, valid, pre_train = self._training_data(panel, targets, extra, train_idx, valid_idx, device)
+        rng, owner = np.random.RandomState(seed), type(self).__name__
+        k = getattr(self, "n_estimators", 1) if targets is not None else 1
+        splits = member_splits(len(panel.lengths), k, self.validation_fraction, rng, stratify, owner)
+        self.networks_, self.history_ = [], []
+        for member, (train_idx, valid_idx) in enumerate(splits):
+            data = self._training_data(panel, targets, extra, train_idx, valid_idx, device)
+            member_seed = seed + MEMBER_SEED_STEP * member
+            network, history, plan = self._train_member(data, n_outputs, device, member_seed,
+                                                        member_checkpointer(checkpointer, member, k))  # fmt: skip
+            self.networks_.append(network)
+            self.history_ += [{**r, "member": member} for r in history] if k > 1 else history
+        self.network_, self.device_, self.memory_plan_ = self.networks_[0], str(device), plan
+        self._network_spec = dict(
+            n_channels=panel.n_channels, max_len=self.n_timepoints_, n_outputs=n_outputs, plan=plan
+        )
+        return self
 
-        supervised = targets is not None
+    def _train_member(self, data, n_outputs, device, seed, checkpointer):
+        """Build and train one network on ``data`` = (train, valid, pretrain) tensors."""
+        train, valid, pre_train = data
+        supervised = train.targets is not None
         pretrain_epochs = self.pretrain_epochs if supervised else self.max_epochs
         history: list[dict] = []
         cuda_devices = [device.index or 0] if device.type == "cuda" else []
         with torch.random.fork_rng(devices=cuda_devices):
             torch.manual_seed(seed)
-            plan = self._plan_memory(self._encoder_config(panel.n_channels, self.n_timepoints_), len(train), device)
-            network = self._build_network(panel.n_channels, self.n_timepoints_, n_outputs, plan).to(device)
+            plan = self._plan_memory(self._encoder_config(self.n_channels_, self.n_timepoints_), len(train), device)
+            network = self._build_network(self.n_channels_, self.n_timepoints_, n_outputs, plan).to(device)
             batch_size = plan.get("batch_size", self.batch_size)
             train_two_stage(
                 network,
@@ -193,11 +211,7 @@ class EADCTBase(BaseEstimator):
                 history=history,
                 checkpointer=checkpointer,
             )
-        self.network_, self.device_, self.history_, self.memory_plan_ = network.eval(), str(device), history, plan
-        self._network_spec = dict(
-            n_channels=panel.n_channels, max_len=self.n_timepoints_, n_outputs=n_outputs, plan=plan
-        )
-        return self
+        return network.eval(), history, plan
 
     def _training_data(self, panel, targets, extra, train_idx, valid_idx, device):
         """(train, valid, pretrain) tensors; pretraining also sees the unlabeled ``extra`` series."""
@@ -232,8 +246,12 @@ class EADCTBase(BaseEstimator):
             length=longest,
             free_bytes=available_memory_bytes(device),
         )
-        outputs = predict_outputs(self.network_, data, chunk, method, self._autocast_dtype(device))
-        return outputs.cpu().numpy().astype(np.float64)
+        networks = getattr(self, "networks_", [self.network_])
+        dtype = self._autocast_dtype(device)
+        outputs = [
+            predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64) for net in networks
+        ]
+        return combine_outputs(outputs, self._task if method == "forward" else None)
 
     def _warn_longer(self, longest: int) -> None:
         n = self.n_timepoints_
@@ -248,43 +266,8 @@ class EADCTBase(BaseEstimator):
             stacklevel=4,
         )
 
-    # ------------------------------------------------------------------ persistence
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        if "network_" in state:
-            # Weight-normed convs cannot be pickled as modules; save weights on CPU instead,
-            # so a model fitted on a GPU also loads on a CPU-only machine.
-            state["network_"] = {k: v.detach().cpu() for k, v in self.network_.state_dict().items()}
-        return state
-
-    def __setstate__(self, state):
-        _upgrade_state(state)
-        weights = state.get("network_")
-        self.__dict__.update(state)
-        if isinstance(weights, dict):
-            device = self.device_
-            if device.startswith("cuda") and not torch.cuda.is_available():
-                device = self.device_ = "cpu"
-            network = self._build_network(**self._network_spec)
-            network.load_state_dict(weights)
-            self.network_ = network.to(device).eval()
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.three_d_array = True
         tags.input_tags.allow_nan = self.missing_values == "interpolate"
         return tags
-
-
-def _upgrade_state(state: dict) -> None:
-    """Pickles of eadct 0.1.0 before the parameter renames: old names to new ones."""
-    for old, new in RENAMED.items():
-        if old in state:
-            state[new] = state.pop(old)
-    if "_network_args" in state:
-        n_channels, max_len, n_outputs, plan = state.pop("_network_args")
-        state["_network_spec"] = dict(n_channels=n_channels, max_len=max_len, n_outputs=n_outputs, plan=plan)
-    for plan in (state.get("memory_plan_"), state.get("_network_spec", {}).get("plan")):
-        for old, new in RENAMED.items():
-            if plan and old in plan:
-                plan[new] = plan.pop(old)

@@ -16,7 +16,14 @@ from typing import Any
 
 import torch
 
-from ..networks import ARCHITECTURES, MEMORY_GUARDS, encoder_settings, get_architecture, validate_encoder_config
+from ..networks import (
+    ARCHITECTURES,
+    MEMORY_GUARDS,
+    POOLINGS,
+    encoder_settings,
+    get_architecture,
+    validate_encoder_config,
+)
 from ..networks.config import is_positive_int
 
 
@@ -49,7 +56,6 @@ def _optimizer_class(v) -> bool:
 
 
 PRECISIONS = ("auto", "float32", "bfloat16")
-POOLINGS = ("mean", "max", "flatten")
 
 _OTHER = {
     "architecture": Param(
@@ -66,12 +72,14 @@ _OTHER = {
     "pooling": Param(
         "mean",
         lambda v: v in POOLINGS,
-        "'mean', 'max' or 'flatten'",
-        '{"mean", "max", "flatten"}, default="mean"\n'
-        "    Pooling of the step representations into one vector per series over its valid steps.\n"
-        '    ``"flatten"`` is TST\'s head input: the N x d step representations of the longest training series\n'
-        "    length N, concatenated (shorter series are zero-padded); the model then accepts series of at most N\n"
-        "    steps, and ``transform`` returns N * d features.",
+        f"one of {list(POOLINGS)}",
+        '{"mean", "max", "mean-max", "segments", "flatten"}, default="mean"\n'
+        "    How the step representations become one vector per series (the head's input), over its valid\n"
+        '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of 4 consecutive equal\n'
+        '    parts of each series (the coarse temporal layout, for any length). ``"flatten"`` is TST\'s head\n'
+        "    input: the N x d step representations of the longest training series length N, concatenated\n"
+        "    (shorter series zero-padded); the model then accepts series of at most N steps.\n"
+        "    ``transform`` returns the pooled vector (docs/model.md).",
     ),
     "head_hidden_size": Param(
         None,
@@ -88,7 +96,27 @@ _OTHER = {
         "an int >= 0",
         "int, default=50\n    Pretraining epochs (at most); 0 skips pretraining.",
     ),
-    "lr": Param(1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (constant)."),
+    "lr": Param(
+        1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (initial, see ``lr_schedule``)."
+    ),
+    "lr_schedule": Param(
+        "constant",
+        lambda v: v in ("constant", "cosine"),
+        "'constant' or 'cosine'",
+        '{"constant", "cosine"}, default="constant"\n'
+        '    Learning rate over the epochs of each stage: constant, or ``"cosine"`` decay from ``lr`` towards 0\n'
+        "    over ``max_epochs`` (``pretrain_epochs`` in pretraining).",
+    ),
+    "n_estimators": Param(
+        1,
+        is_positive_int,
+        "a positive int",
+        "int, default=1\n"
+        "    Networks in the ensemble. 1: one network, its best epochs chosen on the ``validation_fraction``\n"
+        "    split. k > 1: a k-fold split of the training data; member i trains on the other folds and chooses\n"
+        "    its epochs on fold i; predictions average the members' probabilities (regression: outputs). Costs\n"
+        "    about k times the fit and prediction time of one network (docs/training.md).",
+    ),
     "batch_size": Param(32, is_positive_int, "a positive int", "int, default=32"),
     "mask_ratio": Param(
         0.15, _number(0, 1), "in (0, 1)", "float, default=0.15\n    Share of input values masked in pretraining."
@@ -214,11 +242,13 @@ SUPERVISED = (
     "max_epochs",
     "pretrain_epochs",
     "lr",
+    "lr_schedule",
     "batch_size",
     "mask_ratio",
     "mask_length",
     "validation_fraction",
     "n_iter_no_change",
+    "n_estimators",
     "optimizer",
     "optimizer_kwargs",
     "clip_grad_norm",
@@ -231,9 +261,32 @@ SUPERVISED = (
     "verbose",
 )
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs"))
+UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators"))
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
+
+
+#: The paper's configuration (MODEL_SPEC section 2: the starting values of its search, its training
+#: protocol), for the settings where the estimators' defaults differ or might: ``EADCTClassifier(
+#: **PAPER_CONFIGURATION)`` is the model of the paper's tables, and the tables' paper profiles use it.
+PAPER_CONFIGURATION = {
+    "d_model": 64,
+    "n_heads": 8,
+    "n_blocks": 2,
+    "alpha": 0.5,
+    "beta": 0.3,
+    "attention_ratio": 0.25,
+    "attention_downsample": 1,
+    "pooling": "mean",
+    "max_epochs": 100,
+    "pretrain_epochs": 50,
+    "n_iter_no_change": 30,
+    "lr": 1e-3,
+    "lr_schedule": "constant",
+    "batch_size": 32,
+    "validation_fraction": 0.1,
+    "n_estimators": 1,
+}
 
 
 #: The numpydoc "Attributes" entries every fitted estimator has.

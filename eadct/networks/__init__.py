@@ -5,7 +5,7 @@ from .attention import EvolvingAttention
 from .config import EncoderConfig, encoder_settings, validate_encoder_config
 from .dilated_conv import DilatedConvBranch
 from .embedding import InputEmbedding
-from .encoder import EADCTEncoder, EADCTLayer, pool_steps
+from .encoder import POOLINGS, EADCTEncoder, EADCTLayer, pool_steps, pooled_width
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
 from .memory import (
     MEMORY_GUARDS,
@@ -44,6 +44,8 @@ __all__ = [
     "inference_batch_size",
     "plan_training_memory",
     "pool_steps",
+    "pooled_width",
+    "POOLINGS",
     "register_architecture",
     "validate_encoder_config",
 ]

@@ -7,6 +7,7 @@ parameter lists, their numpydoc text and their validation are derived from these
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
@@ -31,6 +32,15 @@ def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, 
     """A hyperparameter field: its default, its check (``what`` it must be, for the error) and its
     numpydoc text (first line the type, then the description). ``exposed`` ones are estimator parameters."""
     return field(default=default, metadata={"check": check, "what": what, "doc": doc, "exposed": exposed})
+
+
+#: ``attention_downsample="auto"`` pools tokens so that attention sees at most this many (docs/model.md).
+AUTO_ATTENTION_TOKENS = 128
+
+
+def auto_downsample(length: int) -> int:
+    """The factor of ``attention_downsample="auto"`` for series of ``length`` steps: the one rule."""
+    return max(1, math.ceil(length / AUTO_ATTENTION_TOKENS))
 
 
 @dataclass(frozen=True)
@@ -117,14 +127,15 @@ class EncoderConfig:
         "    maps, stores them elsewhere). Results agree within float tolerance (dropout masks are drawn per\n"
         "    block). Measurements: docs/long_series.md. Formerly ``checkpoint_attention``.",
     )
-    attention_downsample: int = setting(
+    attention_downsample: int | str = setting(
         1,
-        is_positive_int,
-        "an int >= 1",
-        "int, default=1\n"
+        lambda v: v == "auto" or is_positive_int(v),
+        "an int >= 1 or 'auto'",
+        'int or "auto", default=1\n'
         "    Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the\n"
         "    result back to N steps, as the authors' code does for long series; the convolution branch keeps\n"
-        "    full resolution. 1 = off.",
+        '    full resolution. 1 = off. "auto": the smallest factor that leaves at most\n'
+        "    :data:`eadct.networks.config.AUTO_ATTENTION_TOKENS` tokens for the longest training series.",
     )
     fast_plain_attention: bool = setting(
         True,
@@ -139,6 +150,8 @@ class EncoderConfig:
         problems = validate_encoder_config(asdict(self))
         if problems:
             raise ValueError("; ".join(problems))
+        if self.attention_downsample == "auto":
+            object.__setattr__(self, "attention_downsample", auto_downsample(self.max_len))
 
     @property
     def d_attention(self) -> int:

@@ -129,23 +129,70 @@ class EADCTEncoder(nn.Module):
         return (h, chain) if return_logits else h
 
 
+#: Poolings of the step representations into one vector per series (the head's input).
+POOLINGS = ("mean", "max", "mean-max", "segments", "flatten")
+#: Consecutive parts of a series that ``pooling="segments"`` averages separately.
+N_SEGMENTS = 4
+
+
+def pooled_width(how: str, d: int, n_steps: int | None = None) -> int:
+    """Width of :func:`pool_steps`' output for step representations of width ``d``."""
+    if how not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")
+    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": N_SEGMENTS + 1}.get(how)
+    if factor is None:  # flatten
+        if n_steps is None:
+            raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
+        factor = n_steps
+    return factor * d
+
+
+def _mean(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+    if valid is None:
+        return h.mean(dim=1)
+    counts = valid.sum(dim=1, keepdim=True).clamp_min(1).to(h.dtype)  # (B, 1)
+    return (h * valid.unsqueeze(-1)).sum(dim=1) / counts
+
+
+def _max(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+    if valid is None:
+        return h.amax(dim=1)
+    return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
+
+
+def _segments(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+    """Means over ``N_SEGMENTS`` consecutive equal parts of each series' valid steps (relative to its own
+    length, so unequal lengths work), after the mean over all of them: ``(B, (N_SEGMENTS + 1) * d)``."""
+    n = h.shape[1]
+    lengths = valid.sum(dim=1) if valid is not None else torch.full((h.shape[0],), n, device=h.device)
+    steps = torch.arange(n, device=h.device)
+    part = (steps.unsqueeze(0) * N_SEGMENTS) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
+    weights = torch.nn.functional.one_hot(part.clamp_max(N_SEGMENTS), N_SEGMENTS + 1)[..., :N_SEGMENTS]
+    weights = weights.to(h.dtype)  # (B, N, S); steps past the series' length fall in no segment
+    counts = weights.sum(dim=1).clamp_min(1)  # (B, S); a series shorter than S leaves some empty
+    parts = torch.einsum("bns,bnd->bsd", weights, h) / counts.unsqueeze(-1)
+    return torch.cat([_mean(h, valid), parts.reshape(h.shape[0], -1)], dim=1)
+
+
 def pool_steps(
     h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean", n_steps: int | None = None
 ) -> torch.Tensor:
-    """Pool ``(B, N, d)`` over valid steps into ``(B, d)`` (``"mean"`` or ``"max"``), or flatten it.
+    """Pool ``(B, N, d)`` over valid steps into one vector per series.
 
-    ``"flatten"`` (TST's head input) zeroes the padded steps, right-pads with zeros to ``n_steps`` (or keeps
-    the first ``n_steps`` steps of longer series) and returns ``(B, n_steps * d)``.
+    ``"mean"``, ``"max"``: ``(B, d)``; ``"mean-max"``: both, ``(B, 2d)``; ``"segments"``: the mean, then the
+    means over ``N_SEGMENTS`` consecutive equal parts of each series (the coarse temporal layout that
+    flattening keeps, for any length), ``(B, 5d)``. ``"flatten"`` (TST's head input) zeroes the padded steps,
+    right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer series) and returns
+    ``(B, n_steps * d)``.
     """
     if how == "mean":
-        if valid is None:
-            return h.mean(dim=1)
-        counts = valid.sum(dim=1, keepdim=True).clamp_min(1).to(h.dtype)  # (B, 1)
-        return (h * valid.unsqueeze(-1)).sum(dim=1) / counts
+        return _mean(h, valid)
     if how == "max":
-        if valid is None:
-            return h.amax(dim=1)
-        return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
+        return _max(h, valid)
+    if how == "mean-max":
+        return torch.cat([_mean(h, valid), _max(h, valid)], dim=1)
+    if how == "segments":
+        return _segments(h, valid)
     if how == "flatten":
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
@@ -156,4 +203,4 @@ def pool_steps(
         if h.shape[1] < n_steps:
             h = torch.nn.functional.pad(h, (0, 0, 0, n_steps - h.shape[1]))
         return h.reshape(h.shape[0], -1)
-    raise ValueError(f"pooling must be 'mean', 'max' or 'flatten', got {how!r}")
+    raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")

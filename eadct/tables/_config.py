@@ -19,11 +19,13 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 CONFIG_PACKAGE = "eadct.tables.configs"
+EPOCH_SETTINGS = ("max_epochs", "pretrain_epochs", "n_iter_no_change")
 SEARCH_KINDS = {"halving", "random", "none"}
 MODEL_KINDS = {"eadct", "minirocket"}
 TARGET_KINDS = {"at_least_published", "better_than"}
 # the profile settings that change a result (part of a unit's key), in key order
 RESULT_SETTINGS = (
+    "base",
     "search",
     "n_candidates",
     "eta",
@@ -36,6 +38,10 @@ RESULT_SETTINGS = (
     "n_iter_no_change",
 )
 PROFILE_KEYS = {"description", "seeds", "params", "dataset_params", *RESULT_SETTINGS}
+#: Profile keys that may be left out: ``base`` ("paper"), and the refit's epochs (then the base's).
+OPTIONAL_KEYS = {"description", "params", "dataset_params", "base", "max_epochs", "pretrain_epochs", "n_iter_no_change"}
+#: What a profile's fits start from: the paper's configuration, or the estimators' current defaults.
+BASES = {"paper", "defaults"}
 
 
 class TableConfigError(ValueError):
@@ -67,16 +73,33 @@ class Profile:
     search_validation: float
     search_seed: int
     seeds: tuple[int, ...]
-    max_epochs: int
-    pretrain_epochs: int
-    n_iter_no_change: int
+    max_epochs: int | None
+    pretrain_epochs: int | None
+    n_iter_no_change: int | None
     params: dict
     dataset_params: dict
+    base: str = "paper"
+
+    def base_params(self) -> dict:
+        """The settings every fit of the profile starts from: ``PAPER_CONFIGURATION``, or the estimators'
+        defaults of the same settings (``base = "defaults"``: what ``EADCTClassifier()`` does today)."""
+        from ..estimators import PAPER_CONFIGURATION, EADCTClassifier
+
+        if self.base == "paper":
+            return dict(PAPER_CONFIGURATION)
+        defaults = EADCTClassifier().get_params()
+        return {k: defaults[k] for k in PAPER_CONFIGURATION}
+
+    def epochs(self) -> dict:
+        """The refit's ``max_epochs``, ``pretrain_epochs``, ``n_iter_no_change``: the profile's, else the base's."""
+        base = self.base_params()
+        return {k: base[k] if getattr(self, k) is None else getattr(self, k) for k in EPOCH_SETTINGS}
 
     def settings(self, dataset: str) -> dict:
         """Everything of the profile that changes a result on ``dataset`` (part of a unit's key)."""
         out = {k: getattr(self, k) for k in RESULT_SETTINGS}
         out["search_epochs"] = list(out["search_epochs"])
+        out["base_params"] = self.base_params()
         out["params"] = {**self.params, **self.dataset_params.get(dataset, {})}
         return out
 
@@ -93,6 +116,7 @@ class TableConfig:
     published_params: str | None = None
     targets: tuple = ()
     path: str = ""
+    compare: tuple = ()  # models compared pairwise with every other row in the report
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
@@ -144,7 +168,7 @@ def _profiles(raw: dict, overrides: dict, where: str) -> dict:
         unknown = set(p) - PROFILE_KEYS
         if unknown:
             raise TableConfigError(f"{where}: profile {name!r} has unknown keys {sorted(unknown)}.")
-        missing = PROFILE_KEYS - {"description", "params", "dataset_params"} - set(p)
+        missing = PROFILE_KEYS - OPTIONAL_KEYS - set(p)
         if missing:
             raise TableConfigError(f"{where}: profile {name!r} lacks {sorted(missing)}.")
         if p["search"] not in SEARCH_KINDS:
@@ -155,6 +179,8 @@ def _profiles(raw: dict, overrides: dict, where: str) -> dict:
             raise TableConfigError(
                 f"{where}: profile {name!r} needs search_epochs and seeds, n_candidates >= 1 and eta >= 2."
             )
+        if p.get("base", "paper") not in BASES:
+            raise TableConfigError(f"{where}: profile {name!r} base={p['base']!r}; use one of {sorted(BASES)}.")
         if not 0 < p["search_validation"] < 1:
             raise TableConfigError(f"{where}: profile {name!r} search_validation must lie in (0, 1).")
         out[name] = Profile(
@@ -168,9 +194,8 @@ def _profiles(raw: dict, overrides: dict, where: str) -> dict:
             search_validation=float(p["search_validation"]),
             search_seed=int(p["search_seed"]),
             seeds=tuple(int(s) for s in p["seeds"]),
-            max_epochs=int(p["max_epochs"]),
-            pretrain_epochs=int(p["pretrain_epochs"]),
-            n_iter_no_change=int(p["n_iter_no_change"]),
+            **{k: int(p[k]) if k in p else None for k in EPOCH_SETTINGS},
+            base=p.get("base", "paper"),
             params=dict(p.get("params", {})),
             dataset_params={k: dict(v) for k, v in p.get("dataset_params", {}).items()},
         )
@@ -259,4 +284,12 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
         published_params=table.get("published_params"),
         targets=targets,
         path=where,
+        compare=_compared(table.get("compare", ()), models, where),
     )
+
+
+def _compared(names, models: dict, where: str) -> tuple:
+    unknown = [n for n in names if n not in models]
+    if unknown:
+        raise TableConfigError(f"{where}: compare names {unknown}, which are not models of the table.")
+    return tuple(names)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._config import TableConfig
+from ._paired import paired_lines
 from ._store import unit_dir
 
 PUBLISHED_PACKAGE = "eadct.tables.published"
@@ -174,6 +175,10 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         datasets = [d for d in table.datasets if task_of[d] == task]
         if datasets:
             md += _task_section(table, prof, task, datasets, stats, published)
+            if table.compare:
+                md += [f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
+                       "tables.md, section The report):", ""]  # fmt: skip
+                md += paired_lines(list(table.models), list(table.compare), results, datasets, task) + [""]
     lines = _target_lines(table, stats, published, task_of)
     if lines:
         header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]

@@ -72,8 +72,7 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
 
 def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt):
     """Refit the searched hyperparameters on TRAIN and predict TEST (the fit resumes from ``ckpt``)."""
-    fit = dict(max_epochs=profile.max_epochs, pretrain_epochs=profile.pretrain_epochs,
-               n_iter_no_change=profile.n_iter_no_change, checkpoint_path=str(ckpt))  # fmt: skip
+    fit = dict(**profile.epochs(), checkpoint_path=str(ckpt))
     est = make_estimator(data.task, spec, profile, data.name, dict(search["best"]), seed, **fit)
     t0 = time.perf_counter()
     est.fit(data.X_train, data.y_train)

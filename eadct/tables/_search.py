@@ -38,6 +38,7 @@ def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper:
         "missing_values": "interpolate",
         "memory_guard": "auto",
         "device": os.environ.get("EADCT_DEVICE", "auto"),
+        **profile.base_params(),
         **profile.params,
         **profile.dataset_params.get(dataset, {}),
         **hyper,
@@ -49,10 +50,12 @@ def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper:
 
 
 def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str = "classification") -> list[dict]:
-    """The search's candidates: the estimator's defaults first, then distinct random draws from the
-    product of the searched values (``search_seed``), ``n_candidates`` in all."""
+    """The search's candidates: the profile's base values (the paper's or the estimators' defaults) first,
+    then distinct random draws from the product of the searched values (``search_seed``), ``n_candidates``
+    in all."""
     names = list(spec.search)
-    first = default_params(names, task)
+    base = profile.base_params()
+    first = {n: base.get(n, v) for n, v in default_params(names, task).items()}
     if not names or profile.search == "none":
         return [first]
     grid = [dict(zip(names, values, strict=True)) for values in itertools.product(*(table.space[n] for n in names))]
@@ -155,7 +158,7 @@ def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung,
     """Fit one candidate for one rung on the search split (``X_tr, y_tr, X_va, y_va``) and score it on the
     held-out part; the fit keeps a resumable checkpoint at ``ckpt``."""
     X_tr, y_tr, X_va, y_va = split
-    pre = math.ceil(profile.pretrain_share * epochs) if profile.pretrain_epochs > 0 else 0
+    pre = math.ceil(profile.pretrain_share * epochs) if profile.epochs()["pretrain_epochs"] > 0 else 0
     fit = dict(max_epochs=epochs, pretrain_epochs=pre, n_iter_no_change=epochs, checkpoint_path=str(ckpt))
     est = make_estimator(data.task, spec, profile, data.name, params, profile.search_seed, **fit)
     t0 = time.perf_counter()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ class StageSettings:
         tqdm progress bar over epochs.
     mask_ratio, mask_length : float
         Pretraining only: share of the values masked and mean length of a masked run.
+    lr_schedule : {"constant", "cosine"}
+        ``"cosine"``: the learning rate of epoch e (from 0) is ``lr * (1 + cos(pi * e / max_epochs)) / 2``.
     """
 
     max_epochs: int
@@ -56,6 +59,15 @@ class StageSettings:
     verbose: bool = False
     mask_ratio: float = 0.15
     mask_length: float = 3.0
+    lr_schedule: str = "constant"
+
+    def lr_at(self, epoch: int) -> float:
+        """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""
+        if self.lr_schedule == "constant":
+            return self.lr
+        if self.lr_schedule == "cosine":
+            return self.lr * 0.5 * (1.0 + math.cos(math.pi * epoch / self.max_epochs))
+        raise ValueError(f"lr_schedule must be 'constant' or 'cosine', got {self.lr_schedule!r}")
 
 
 def autocast(device: torch.device, dtype: torch.dtype | None):
@@ -120,7 +132,7 @@ def run_stage(
         if patience is not None and progress.bad_epochs >= patience:
             break
         tic = time.perf_counter()
-        loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator)
+        loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss}
         key = (record["train_loss"],)
         if valid is not None and len(valid) and evaluate is not None:
@@ -146,8 +158,11 @@ def run_stage(
         checkpointer.save({**done, "rng": rng_state(generator)})
 
 
-def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator) -> float:
-    """One pass over ``train`` in shuffled batches; returns the mean training loss."""
+def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
+    """Epoch ``epoch`` (from 0): one pass over ``train`` in shuffled batches at the schedule's learning
+    rate; returns the mean training loss."""
+    for group in optimizer.param_groups:
+        group["lr"] = settings.lr_at(epoch)
     network.train()
     total, count = 0.0, 0
     for index in batch_indices(len(train), settings.batch_size, generator):

@@ -1,0 +1,216 @@
+"""Screen candidate defaults on the TRAIN splits only: which settings should ``EADCTClassifier()`` and
+``EADCTRegressor()`` ship with?
+
+For every dataset only the TRAIN file is read. It is split once per seed into an inner training part and an
+inner hold-out (stratified for classification, ``--holdout`` of the series); every candidate is fitted on the
+inner training part and scored on the hold-out (accuracy or RMSE), with its fit time. The TEST file is never
+opened, so the defaults chosen from this table are chosen on TRAIN only; the accuracy benchmark
+(``eadct-tables run accuracy``) then measures them on TEST.
+
+Candidates are named sets of estimator parameters on top of the estimators' defaults (``CANDIDATES``). Every
+finished (candidate, dataset, seed) is appended to ``--out`` (JSON lines) at once, so a killed screen rerun
+with the same command goes on where it stopped. The table printed: per dataset the hold-out score of each
+candidate, then per candidate the mean score and mean rank over the classification sets, the mean rank and
+the mean RMSE relative to the first candidate over the regression sets, and the median fit time.
+
+    python benchmarks/screen_defaults.py --candidates base segments --datasets ERing Libras --threads 1
+    python benchmarks/screen_defaults.py --report          # the table of what has finished
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+#: Named candidates: estimator parameters on top of the defaults. "paper" is the paper's configuration of
+#: MODEL_SPEC (the defaults before the screen); the others change one or a few things.
+PAPER = dict(pooling="mean", max_epochs=100, pretrain_epochs=50, n_iter_no_change=30, batch_size=32)
+#: Shorter training, tokens pooled before attention on long series ("auto"), batches of 16.
+SHORT = dict(PAPER, max_epochs=60, pretrain_epochs=20, n_iter_no_change=20, batch_size=16, attention_downsample="auto")
+CANDIDATES = {
+    "paper": PAPER,
+    "short": SHORT,
+    "short-segments": dict(SHORT, pooling="segments"),
+    "short-meanmax": dict(SHORT, pooling="mean-max"),
+    "short-segments-heads2": dict(SHORT, pooling="segments", n_heads=2),
+    "short-segments-cosine": dict(SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None),
+    "short-segments-val25": dict(SHORT, pooling="segments", validation_fraction=0.25),
+    "short-segments-ens5": dict(SHORT, pooling="segments", n_estimators=5),
+}
+UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
+       "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
+TSER = ["BitcoinSentiment", "CardanoSentiment", "ChilledWaterPredictor", "Covid3Month", "FloodModeling1", "Tecator"]
+DEFAULT_DIRS = ["../shared/datasets/UEA", "../shared/datasets/TSER"]
+#: Long series pool tokens before attention as in the CPU profiles of the tables (docs/tables.md).
+DATASET_PARAMS = {"UWaveGestureLibrary": {"attention_downsample": 2}, "AtrialFibrillation": {"attention_downsample": 4},
+                  "StandWalkJump": {"attention_downsample": 4}}  # fmt: skip
+
+
+def _load_train(name: str, dirs):
+    from eadct.datasets import DatasetNotFoundError, load_dataset
+
+    for d in dirs:
+        try:
+            return load_dataset(name, "train", d, progress=False)
+        except DatasetNotFoundError:
+            continue
+    return None
+
+
+def inner_split(y, holdout: float, seed: int, classification: bool):
+    """(fit, hold-out) indices of TRAIN: stratified by class, at least one series per class kept in each
+    part where the class has two or more."""
+    rng = np.random.RandomState(seed)
+    groups = [np.flatnonzero(y == c) for c in np.unique(y)] if classification else [np.arange(len(y))]
+    fit, held = [], []
+    for members in groups:
+        members = rng.permutation(members)
+        n_held = min(len(members) - 1, max(1 if len(members) > 1 else 0, int(round(holdout * len(members)))))
+        held.extend(members[:n_held])
+        fit.extend(members[n_held:])
+    return np.sort(np.array(fit)), np.sort(np.array(held))
+
+
+def _run_one(name, candidate, X, y, seed, holdout):
+    from eadct import EADCTClassifier, EADCTRegressor
+
+    classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
+    fit_idx, held_idx = inner_split(np.asarray(y), holdout, seed, classification)
+    cls = EADCTClassifier if classification else EADCTRegressor
+    params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
+              **DATASET_PARAMS.get(name, {}), **CANDIDATES[candidate]}  # fmt: skip
+    est = cls(**params)
+    tic = time.perf_counter()
+    est.fit(subset(X, fit_idx), np.asarray(y)[fit_idx])
+    fit_s = time.perf_counter() - tic
+    value = score("classification" if classification else "regression", np.asarray(y)[held_idx],
+                  est.predict(subset(X, held_idx)))  # fmt: skip
+    epochs = sum(1 for r in est.history_ if r["stage"] == "finetune")
+    return dict(candidate=candidate, dataset=name, seed=seed, task="classification" if classification else "regression",
+                score=value, fit_s=fit_s, n_fit=len(fit_idx), n_holdout=len(held_idx), finetune_epochs=epochs,
+                params=CANDIDATES[candidate], threads=__import__("torch").get_num_threads())  # fmt: skip
+
+
+def subset(X, idx):
+    return X[idx] if isinstance(X, np.ndarray) else [X[i] for i in idx]
+
+
+def score(task: str, y_true, y_pred) -> float:
+    """Accuracy (classification) or RMSE (regression)."""
+    if task == "classification":
+        return float(np.mean(np.asarray(y_pred) == np.asarray(y_true)))
+    return float(np.sqrt(np.mean((np.asarray(y_pred, dtype=float) - np.asarray(y_true, dtype=float)) ** 2)))
+
+
+def read_results(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:  # a line cut by a kill
+            continue
+    return rows
+
+
+def report(rows: list[dict], candidates: list[str]) -> str:
+    """The screen's table (Markdown)."""
+    cell = {}
+    for r in rows:
+        cell.setdefault((r["candidate"], r["dataset"]), []).append(r)
+    names = [c for c in candidates if any(k[0] == c for k in cell)]
+    lines = ["| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    summary = {c: {"cls": [], "reg_rel": [], "ranks_c": [], "ranks_r": [], "time": []} for c in names}
+    for task, order in (("classification", UEA), ("regression", TSER)):
+        for d in order:
+            got = {c: cell[(c, d)] for c in names if (c, d) in cell}
+            if not got:
+                continue
+            means = {c: float(np.mean([r["score"] for r in v])) for c, v in got.items()}
+            secs = {c: float(np.mean([r["fit_s"] for r in v])) for c, v in got.items()}
+            lines.append(f"| {d} | " + " | ".join(
+                f"{means[c]:.4g} ({secs[c]:.0f} s)" if c in means else "" for c in names) + " |")  # fmt: skip
+            for c in got:
+                summary[c]["time"].append(secs[c])
+            if len(got) < len(names):
+                continue  # ranks only over datasets every candidate finished
+            sign = -1 if task == "classification" else 1
+            ranks = _ranks([sign * means[c] for c in names])
+            for c, rank in zip(names, ranks, strict=True):
+                summary[c]["ranks_c" if task == "classification" else "ranks_r"].append(rank)
+                if task == "classification":
+                    summary[c]["cls"].append(means[c])
+                else:
+                    summary[c]["reg_rel"].append(means[c] / means[names[0]])
+    lines += ["", "| candidate | mean accuracy | mean rank (cls) | n | mean RMSE / first | mean rank (reg) | n | "
+              "median fit s |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for c in names:
+        s = summary[c]
+        f = lambda v, fmt: fmt.format(np.mean(v)) if v else "-"  # noqa: E731
+        lines.append(f"| {c} | {f(s['cls'], '{:.4f}')} | {f(s['ranks_c'], '{:.2f}')} | {len(s['cls'])} | "
+                     f"{f(s['reg_rel'], '{:.3f}')} | {f(s['ranks_r'], '{:.2f}')} | {len(s['reg_rel'])} | "
+                     f"{np.median(s['time']) if s['time'] else float('nan'):.0f} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _ranks(values):
+    """Average ranks, lowest value rank 1."""
+    order = np.argsort(values, kind="stable")
+    ranks = np.empty(len(values))
+    values = np.asarray(values)
+    for i, j in enumerate(order):
+        ranks[j] = i + 1
+    for v in np.unique(values):
+        tied = values == v
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), choices=list(CANDIDATES))
+    parser.add_argument("--datasets", nargs="+", default=UEA + TSER)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--holdout", type=float, default=1 / 3, help="share of TRAIN held out (default 1/3)")
+    parser.add_argument("--data-dir", action="append", default=None)
+    parser.add_argument("--out", default="results/screen/screen.jsonl")
+    parser.add_argument("--threads", type=int, default=None, help="torch threads (one per process when parallel)")
+    parser.add_argument("--report", action="store_true", help="print the table of what has finished and stop")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.report:
+        print(report(read_results(out), list(CANDIDATES)))
+        return
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for name in args.datasets:
+        data = _load_train(name, args.data_dir or DEFAULT_DIRS)
+        if data is None:
+            print(f"{name}: not found, skipped", flush=True)
+            continue
+        X, y = data
+        for seed in args.seeds:
+            for candidate in args.candidates:
+                done = {(r["candidate"], r["dataset"], r["seed"]) for r in read_results(out)}
+                if (candidate, name, seed) in done:
+                    continue
+                row = _run_one(name, candidate, X, y, seed, args.holdout)
+                with open(out, "a") as fh:
+                    fh.write(json.dumps(row) + "\n")
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                print(f"{name} seed {seed} {candidate}: {row['score']:.4g} in {row['fit_s']:.0f} s", flush=True)
+    print(report(read_results(out), args.candidates))
+
+
+if __name__ == "__main__":
+    main()

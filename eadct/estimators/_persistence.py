@@ -1,0 +1,51 @@
+"""Pickling of fitted estimators: the networks' weights as CPU tensors, rebuilt on load."""
+
+from __future__ import annotations
+
+import torch
+
+from ._params import RENAMED
+
+
+class PicklesWeights:
+    """``__getstate__`` / ``__setstate__`` of the estimators (needs ``_build_network`` and ``_network_spec``)."""
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        if "network_" in state:
+            # Weight-normed convs cannot be pickled as modules; save weights on CPU instead,
+            # so a model fitted on a GPU also loads on a CPU-only machine.
+            weights = lambda net: {k: v.detach().cpu() for k, v in net.state_dict().items()}  # noqa: E731
+            state["network_"] = weights(self.network_)
+            state["networks_"] = [weights(net) for net in self.networks_[1:]]  # the members after the first
+        return state
+
+    def __setstate__(self, state):
+        _upgrade_state(state)
+        weights = state.get("network_")
+        self.__dict__.update(state)
+        if isinstance(weights, dict):
+            device = self.device_
+            if device.startswith("cuda") and not torch.cuda.is_available():
+                device = self.device_ = "cpu"
+            members = [weights, *state.get("networks_", [])]
+            self.networks_ = []
+            for member in members:
+                network = self._build_network(**self._network_spec)
+                network.load_state_dict(member)
+                self.networks_.append(network.to(device).eval())
+            self.network_ = self.networks_[0]
+
+
+def _upgrade_state(state: dict) -> None:
+    """Pickles of eadct 0.1.0 before the parameter renames: old names to new ones."""
+    for old, new in RENAMED.items():
+        if old in state:
+            state[new] = state.pop(old)
+    if "_network_args" in state:
+        n_channels, max_len, n_outputs, plan = state.pop("_network_args")
+        state["_network_spec"] = dict(n_channels=n_channels, max_len=max_len, n_outputs=n_outputs, plan=plan)
+    for plan in (state.get("memory_plan_"), state.get("_network_spec", {}).get("plan")):
+        for old, new in RENAMED.items():
+            if plan and old in plan:
+                plan[new] = plan.pop(old)

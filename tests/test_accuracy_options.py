@@ -1,0 +1,141 @@
+"""The options of the accuracy work (issue 15): poolings, the cosine schedule, the k-fold ensemble,
+automatic token pooling, the paper configuration of the table profiles, paired comparisons."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from conftest import TINY, make_panel, make_unequal
+from sklearn.base import clone
+
+from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor
+from eadct.estimators._ensemble import kfold_indices, member_splits
+from eadct.networks import POOLINGS, EncoderConfig, pool_steps, pooled_width
+from eadct.networks.config import AUTO_ATTENTION_TOKENS, auto_downsample
+from eadct.tables._config import load_table
+from eadct.tables._paired import compare, paired_differences
+from eadct.training import StageSettings
+
+FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
+
+
+@pytest.mark.parametrize("how", [p for p in POOLINGS if p != "flatten"])
+def test_pooling_shapes_and_padding(how):
+    torch.manual_seed(0)
+    h = torch.randn(3, 10, 4)
+    valid = torch.arange(10)[None, :] < torch.tensor([[10], [7], [3]])
+    h = h * valid.unsqueeze(-1)
+    out = pool_steps(h, valid, how)
+    assert out.shape == (3, pooled_width(how, 4))
+    # a series pools the same alone (no padding) and padded in the batch
+    torch.testing.assert_close(pool_steps(h[1:2, :7], None, how), out[1:2])
+
+
+def test_segment_pooling_is_the_mean_of_each_quarter():
+    h = torch.arange(8.0).reshape(1, 8, 1)
+    out = pool_steps(h, None, "segments")
+    torch.testing.assert_close(out, torch.tensor([[3.5, 0.5, 2.5, 4.5, 6.5]]))
+
+
+@pytest.mark.parametrize("how", ["mean-max", "segments"])
+def test_new_poolings_fit_unequal_lengths_and_pickle(how):
+    X, y, _ = make_unequal(lengths=(3, 15))
+    clf = EADCTClassifier(**{**FAST, "pooling": how}).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    again = clone(clf).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(again, proba)  # deterministic with a seed
+
+
+def test_cosine_schedule():
+    s = StageSettings(max_epochs=4, batch_size=8, lr=1.0, lr_schedule="cosine")
+    assert [round(s.lr_at(e), 6) for e in range(4)] == [1.0, 0.853553, 0.5, 0.146447]
+    assert StageSettings(max_epochs=4, batch_size=8, lr=0.5).lr_at(3) == 0.5
+    X, y = make_panel(n=20)
+    a = EADCTClassifier(**{**FAST, "lr_schedule": "cosine"}).fit(X, y)
+    b = EADCTClassifier(**FAST).fit(X, y)
+    assert not np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    np.testing.assert_array_equal(clone(a).fit(X, y).predict_proba(X), a.predict_proba(X))
+
+
+def test_ensemble_of_one_is_the_single_model():
+    X, y = make_panel(n=24)
+    single = EADCTClassifier(**FAST).fit(X, y)
+    one = EADCTClassifier(**FAST, n_estimators=1).fit(X, y)
+    np.testing.assert_array_equal(single.predict_proba(X), one.predict_proba(X))
+    assert len(one.networks_) == 1 and one.network_ is one.networks_[0]
+
+
+def test_kfold_members_validate_on_disjoint_folds_of_train_only():
+    rng = np.random.RandomState(0)
+    y = np.repeat(np.arange(3), [7, 5, 3])
+    folds = kfold_indices(len(y), 3, rng, y)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(len(y)))  # a partition of TRAIN
+    assert all(len(np.unique(y[f])) == 3 for f in folds)  # every class in every fold (3 members or more)
+    for train, valid in member_splits(len(y), 3, 0.1, np.random.RandomState(0), y):
+        assert set(train).isdisjoint(valid) and len(train) + len(valid) == len(y)
+    with pytest.raises(ValueError, match="n_estimators=5 needs at least 5"):
+        member_splits(3, 5, 0.1, rng)
+
+
+def test_ensemble_averages_members_and_round_trips(tmp_path):
+    X, y = make_panel(n=24)
+    ens = EADCTClassifier(**FAST, n_estimators=3).fit(X, y)
+    assert len(ens.networks_) == 3 and {r["member"] for r in ens.history_} == {0, 1, 2}
+    members = []
+    for net in ens.networks_:
+        solo = pickle.loads(pickle.dumps(ens))
+        solo.networks_ = [net]
+        members.append(solo.predict_proba(X))
+    np.testing.assert_allclose(ens.predict_proba(X), np.mean(members, axis=0), atol=1e-12)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ens)).predict_proba(X), ens.predict_proba(X))
+    np.testing.assert_array_equal(clone(ens).fit(X, y).predict_proba(X), ens.predict_proba(X))
+    # checkpoints: one file per member; a second fit with the same settings loads them instead of training
+    path = tmp_path / "ens.pt"
+    first = EADCTClassifier(**FAST, n_estimators=2, checkpoint_path=str(path)).fit(X, y)
+    assert path.exists() and (tmp_path / "ens.pt.member1").exists()
+    again = EADCTClassifier(**FAST, n_estimators=2, checkpoint_path=str(path)).fit(X, y)
+    np.testing.assert_array_equal(again.predict_proba(X), first.predict_proba(X))
+
+
+def test_ensemble_regressor_averages_outputs():
+    X, _, target = make_unequal()
+    reg = EADCTRegressor(**FAST, n_estimators=2).fit(X, target)
+    assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
+
+
+def test_auto_attention_downsample():
+    assert auto_downsample(AUTO_ATTENTION_TOKENS) == 1 and auto_downsample(AUTO_ATTENTION_TOKENS + 1) == 2
+    assert EncoderConfig(n_channels=2, max_len=315, attention_downsample="auto").attention_downsample == 3
+    X = np.random.default_rng(0).normal(size=(12, 2, 2 * AUTO_ATTENTION_TOKENS + 5))
+    y = np.arange(12) % 2
+    clf = EADCTClassifier(**FAST, attention_downsample="auto").fit(X, y)
+    assert clf.network_.encoder.layers[0].attention.downsample == 3
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))
+    with pytest.raises(ValueError, match="attention_downsample must be an int >= 1 or 'auto'"):
+        EADCTClassifier(**FAST, attention_downsample="fast").fit(X, y)
+
+
+def test_paper_profiles_use_the_paper_configuration_and_defaults_the_estimators():
+    table = load_table("accuracy")
+    assert table.profile("defaults").base_params() == {
+        k: v for k, v in EADCTClassifier().get_params().items() if k in PAPER_CONFIGURATION
+    }
+    assert load_table("table2").profile("quick").base_params() == PAPER_CONFIGURATION
+    assert table.profile("defaults").epochs() == {
+        k: EADCTClassifier().get_params()[k] for k in ("max_epochs", "pretrain_epochs", "n_iter_no_change")
+    }
+    assert table.compare == ("EA-DC (defaults)", "Transformer (defaults)")
+
+
+def test_paired_comparison():
+    c = compare([0.9, 0.8, 0.7, 0.6, 0.5, 0.4], [0.8, 0.8, 0.6, 0.5, 0.4, 0.3], higher_is_better=True)
+    assert (c["wins"], c["ties"], c["losses"], c["n"]) == (5, 1, 0, 6)
+    assert c["p"] == pytest.approx(0.0625)  # exact two-sided test, 5 positive differences
+    # errors compare relative to their scale: 1000 -> 900 weighs as 1.0 -> 0.9
+    np.testing.assert_allclose(paired_differences([900, 0.9], [1000, 1.0], False), [2 / 19, 2 / 19])
+    assert compare([1.0], [0.5], True)["p"] is None
