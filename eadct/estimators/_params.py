@@ -70,10 +70,10 @@ _OTHER = {
         "    (:data:`eadct.networks.ARCHITECTURES`, docs/model.md).",
     ),
     "pooling": Param(
-        "mean",
+        "segments",
         lambda v: v in POOLINGS,
         f"one of {list(POOLINGS)}",
-        '{"mean", "max", "mean-max", "segments", "flatten"}, default="mean"\n'
+        '{"mean", "max", "mean-max", "segments", "flatten"}, default="segments"\n'
         "    How the step representations become one vector per series (the head's input), over its valid\n"
         '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of 4 consecutive equal\n'
         '    parts of each series (the coarse temporal layout, for any length). ``"flatten"`` is TST\'s head\n'
@@ -89,12 +89,17 @@ _OTHER = {
         "    Hidden layer of the task head (None: the classification head is GELU, dropout, linear; the\n"
         "    regression head linear).",
     ),
-    "max_epochs": Param(100, is_positive_int, "a positive int", "int, default=100\n    Fine-tuning epochs (at most)."),
+    "max_epochs": Param(
+        60,
+        is_positive_int,
+        "a positive int",
+        "int, default=60\n    Fine-tuning epochs (at most; the paper's configuration: 100).",
+    ),
     "pretrain_epochs": Param(
-        50,
+        20,
         lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0,
         "an int >= 0",
-        "int, default=50\n    Pretraining epochs (at most); 0 skips pretraining.",
+        "int, default=20\n    Pretraining epochs (at most; the paper's configuration: 50); 0 skips pretraining.",
     ),
     "lr": Param(
         1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (initial, see ``lr_schedule``)."
@@ -117,7 +122,9 @@ _OTHER = {
         "    its epochs on fold i; predictions average the members' probabilities (regression: outputs). Costs\n"
         "    about k times the fit and prediction time of one network (docs/training.md).",
     ),
-    "batch_size": Param(32, is_positive_int, "a positive int", "int, default=32"),
+    "batch_size": Param(
+        16, is_positive_int, "a positive int", "int, default=16\n    Series per batch (the paper's configuration: 32)."
+    ),
     "mask_ratio": Param(
         0.15, _number(0, 1), "in (0, 1)", "float, default=0.15\n    Share of input values masked in pretraining."
     ),
@@ -137,10 +144,11 @@ _OTHER = {
         "    share rounds to no series, e.g. classes of fewer than 5 members at 0.1).",
     ),
     "n_iter_no_change": Param(
-        30,
+        20,
         _none_or(is_positive_int),
         "None or a positive int",
-        "int or None, default=30\n    Stop a stage after this many epochs without a better validation result.",
+        "int or None, default=20\n"
+        "    Stop a stage after this many epochs without a better validation result (the paper's configuration: 30).",
     ),
     "optimizer": Param(
         None,
@@ -308,10 +316,11 @@ FITTED_DOC = """\
 """
 
 
-def make_init(names: tuple[str, ...]):
-    """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults, storing
-    them unchanged; its signature is the real one (``inspect.signature``, ``get_params``, ``help``)."""
-    defaults = {n: PARAMS[n].default for n in names}
+def make_init(names: tuple[str, ...], **own_defaults):
+    """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults (``PARAMS``'s,
+    or ``own_defaults``), storing them unchanged; its signature is the real one (``inspect.signature``,
+    ``get_params``, ``help``)."""
+    defaults = {n: own_defaults.get(n, PARAMS[n].default) for n in names}
 
     def __init__(self, **params):
         for old, new in RENAMED.items():

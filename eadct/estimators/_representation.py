@@ -5,9 +5,13 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, UNSUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, PARAMS, UNSUPERVISED, make_init, parameters_doc
 
-_PRETRAIN_EPOCHS_DOC = "int, default=100\n    Pretraining epochs (at most)."
+_PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
+#: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the
+#: supervised estimators' default, "segments", measured better for their task heads (docs/accuracy.md).
+_OWN_DEFAULTS = {"pooling": "mean"}
+_POOLING_DOC = PARAMS["pooling"].doc.replace('default="segments"', 'default="mean"')
 
 
 class EADCTRepresentation(TransformerMixin, EADCTBase):
@@ -19,7 +23,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC)}
+{parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC, pooling=_POOLING_DOC)}
     Attributes
     ----------
 {FITTED_DOC}
@@ -34,7 +38,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
     """
 
     _task = None
-    __init__ = make_init(UNSUPERVISED)
+    __init__ = make_init(UNSUPERVISED, **_OWN_DEFAULTS)
 
     def fit(self, X, y=None):
         """Train the encoder by masked reconstruction of X; y is ignored.

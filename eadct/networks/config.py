@@ -128,14 +128,14 @@ class EncoderConfig:
         "    block). Measurements: docs/long_series.md. Formerly ``checkpoint_attention``.",
     )
     attention_downsample: int | str = setting(
-        1,
+        "auto",
         lambda v: v == "auto" or is_positive_int(v),
         "an int >= 1 or 'auto'",
-        'int or "auto", default=1\n'
+        'int or "auto", default="auto"\n'
         "    Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the\n"
         "    result back to N steps, as the authors' code does for long series; the convolution branch keeps\n"
-        '    full resolution. 1 = off. "auto": the smallest factor that leaves at most\n'
-        "    :data:`eadct.networks.config.AUTO_ATTENTION_TOKENS` tokens for the longest training series.",
+        '    full resolution. 1 = off (the paper\'s configuration). "auto": the smallest factor that leaves at\n'
+        "    most :data:`eadct.networks.config.AUTO_ATTENTION_TOKENS` tokens for the longest training series.",
     )
     fast_plain_attention: bool = setting(
         True,
