@@ -120,56 +120,42 @@ def read_results(path: Path) -> list[dict]:
 
 
 def report(rows: list[dict], candidates: list[str]) -> str:
-    """The screen's table (Markdown)."""
+    """The screen's table (Markdown): hold-out scores per dataset, then each candidate against the first
+    on the datasets both finished (classification: accuracy difference; regression: RMSE ratio)."""
     cell = {}
     for r in rows:
         cell.setdefault((r["candidate"], r["dataset"]), []).append(r)
     names = [c for c in candidates if any(k[0] == c for k in cell)]
+    mean = {k: float(np.mean([r["score"] for r in v])) for k, v in cell.items()}
+    secs = {k: float(np.mean([r["fit_s"] for r in v])) for k, v in cell.items()}
     lines = ["| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    summary = {c: {"cls": [], "reg_rel": [], "ranks_c": [], "ranks_r": [], "time": []} for c in names}
-    for task, order in (("classification", UEA), ("regression", TSER)):
-        for d in order:
-            got = {c: cell[(c, d)] for c in names if (c, d) in cell}
-            if not got:
+    for d in UEA + TSER:
+        if any((c, d) in mean for c in names):
+            row = [f"{mean[(c, d)]:.4g} ({secs[(c, d)]:.0f} s)" if (c, d) in mean else "" for c in names]
+            lines.append(f"| {d} | " + " | ".join(row) + " |")
+    first = names[0] if names else None
+    lines += ["", f"Against `{first}` on the datasets both finished:", "",
+              "| candidate | accuracy: mean difference (W / T / L, n) | RMSE: mean ratio (W / T / L, n) | "
+              "fit time: mean ratio |", "|---|---|---|---|"]  # fmt: skip
+    for c in names[1:]:
+        cells = []
+        for task, order in (("classification", UEA), ("regression", TSER)):
+            both = [d for d in order if (c, d) in mean and (first, d) in mean]
+            if not both:
+                cells.append("-")
                 continue
-            means = {c: float(np.mean([r["score"] for r in v])) for c, v in got.items()}
-            secs = {c: float(np.mean([r["fit_s"] for r in v])) for c, v in got.items()}
-            lines.append(f"| {d} | " + " | ".join(
-                f"{means[c]:.4g} ({secs[c]:.0f} s)" if c in means else "" for c in names) + " |")  # fmt: skip
-            for c in got:
-                summary[c]["time"].append(secs[c])
-            if len(got) < len(names):
-                continue  # ranks only over datasets every candidate finished
-            sign = -1 if task == "classification" else 1
-            ranks = _ranks([sign * means[c] for c in names])
-            for c, rank in zip(names, ranks, strict=True):
-                summary[c]["ranks_c" if task == "classification" else "ranks_r"].append(rank)
-                if task == "classification":
-                    summary[c]["cls"].append(means[c])
-                else:
-                    summary[c]["reg_rel"].append(means[c] / means[names[0]])
-    lines += ["", "| candidate | mean accuracy | mean rank (cls) | n | mean RMSE / first | mean rank (reg) | n | "
-              "median fit s |", "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for c in names:
-        s = summary[c]
-        f = lambda v, fmt: fmt.format(np.mean(v)) if v else "-"  # noqa: E731
-        lines.append(f"| {c} | {f(s['cls'], '{:.4f}')} | {f(s['ranks_c'], '{:.2f}')} | {len(s['cls'])} | "
-                     f"{f(s['reg_rel'], '{:.3f}')} | {f(s['ranks_r'], '{:.2f}')} | {len(s['reg_rel'])} | "
-                     f"{np.median(s['time']) if s['time'] else float('nan'):.0f} |")  # fmt: skip
+            if task == "classification":
+                diff = np.array([mean[(c, d)] - mean[(first, d)] for d in both])
+                value = f"{diff.mean():+.4f}"
+            else:
+                ratio = np.array([mean[(c, d)] / mean[(first, d)] for d in both])
+                diff, value = 1 - ratio, f"{ratio.mean():.3f}"
+            w, lo = int(np.sum(diff > 1e-12)), int(np.sum(diff < -1e-12))
+            cells.append(f"{value} ({w} / {len(both) - w - lo} / {lo}, {len(both)})")
+        done = [d for d in UEA + TSER if (c, d) in secs and (first, d) in secs]
+        time_ratio = np.mean([secs[(c, d)] / secs[(first, d)] for d in done]) if done else float("nan")
+        lines.append(f"| {c} | {cells[0]} | {cells[1]} | {time_ratio:.2f} |")
     return "\n".join(lines)
-
-
-def _ranks(values):
-    """Average ranks, lowest value rank 1."""
-    order = np.argsort(values, kind="stable")
-    ranks = np.empty(len(values))
-    values = np.asarray(values)
-    for i, j in enumerate(order):
-        ranks[j] = i + 1
-    for v in np.unique(values):
-        tied = values == v
-        ranks[tied] = ranks[tied].mean()
-    return ranks
 
 
 def main(argv=None) -> None:
@@ -185,7 +171,17 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.report:
-        print(report(read_results(out), list(CANDIDATES)))
+        rows = read_results(out)
+        print("# Screen of candidate defaults on TRAIN only (hold-out of TRAIN, never TEST)\n")
+        print(f"Command: `python benchmarks/screen_defaults.py` (see its docstring); hold-out {args.holdout:.2f} of "
+              f"TRAIN, seeds {sorted({r['seed'] for r in rows})}, torch threads "
+              f"{sorted({r['threads'] for r in rows})} per process. Cells: hold-out accuracy or RMSE (mean fit "
+              "time). Candidates:\n")  # fmt: skip
+        for name, params in CANDIDATES.items():
+            if any(r["candidate"] == name for r in rows):
+                print(f"- `{name}`: {params}")
+        print()
+        print(report(rows, list(CANDIDATES)))
         return
     import torch
 

@@ -104,7 +104,7 @@ def test_one_validator_accepts_grid_values():
 
 # ----------------------------------------------------------------------------------------------- memory plan
 def _plan(free_bytes, keeps_freed=False, guard="auto", recompute="auto"):
-    config = EncoderConfig(n_channels=3, max_len=400, recompute_attention=recompute)
+    config = EncoderConfig(n_channels=3, max_len=400, recompute_attention=recompute, attention_downsample=1)
     return plan_training_memory(
         config,
         get_architecture("ea-dc-transformer").training_bytes,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The accuracy benchmark of the defaults (reports/accuracy_defaults.md) on the 2-core CPU: the `accuracy`
+# table under the `defaults` profile, on every shared UEA and TSER set. Two lanes of one torch thread each run
+# side by side (they take disjoint models, so no unit runs twice); seed 0 of every set first, then seeds 1-2.
+# Rerunning the script skips every finished unit, and a killed run resumes where it stopped.
+#   DATA=../shared/datasets bash benchmarks/accuracy_cpu.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA="${DATA:-../shared/datasets}"
+PY="${PYTHON:-.venv/bin/python}"
+R="$PY -W ignore::UserWarning -m eadct.tables run accuracy --profile defaults --threads 1"
+R="$R --data-dir $DATA/UEA --data-dir $DATA/TSER"
+# cheapest first, so that an interrupted run has covered as many sets as possible
+SETS="CardanoSentiment ERing BitcoinSentiment AtrialFibrillation BasicMotions Covid3Month JapaneseVowels Libras
+  Tecator Handwriting FingerMovements UWaveGestureLibrary Epilepsy ArticularyWordRecognition ChilledWaterPredictor
+  StandWalkJump FloodModeling1"
+mkdir -p results/logs
+(
+  $R --models "EA-DC (defaults)" --seeds 0 --datasets $SETS
+  $R --models "EA-DC (defaults)" --seeds 1 2 --datasets $SETS
+) > results/logs/accuracy_lane_1.log 2>&1 &
+(
+  $R --models MiniRocket --datasets $SETS
+  $R --models "Transformer (defaults)" --seeds 0 --datasets $SETS
+  $R --models "Transformer (defaults)" --seeds 1 2 --datasets $SETS
+) > results/logs/accuracy_lane_2.log 2>&1 &
+wait
+$PY -m eadct.tables report accuracy --profile defaults \
+  --note "Command: \`bash benchmarks/accuracy_cpu.sh\` (two lanes of one torch thread each), then \`eadct-tables report accuracy --profile defaults\`."
