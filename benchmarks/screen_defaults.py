@@ -119,9 +119,10 @@ def read_results(path: Path) -> list[dict]:
     return rows
 
 
-def report(rows: list[dict], candidates: list[str]) -> str:
-    """The screen's table (Markdown): hold-out scores per dataset, then each candidate against the first
-    on the datasets both finished (classification: accuracy difference; regression: RMSE ratio)."""
+def report(rows: list[dict], candidates: list[str], baseline: str | None = None) -> str:
+    """The screen's table (Markdown): hold-out scores per dataset, then each candidate against ``baseline``
+    (default: the first) on the datasets both finished (classification: accuracy difference; regression:
+    RMSE ratio)."""
     cell = {}
     for r in rows:
         cell.setdefault((r["candidate"], r["dataset"]), []).append(r)
@@ -133,11 +134,11 @@ def report(rows: list[dict], candidates: list[str]) -> str:
         if any((c, d) in mean for c in names):
             row = [f"{mean[(c, d)]:.4g} ({secs[(c, d)]:.0f} s)" if (c, d) in mean else "" for c in names]
             lines.append(f"| {d} | " + " | ".join(row) + " |")
-    first = names[0] if names else None
+    first = baseline if baseline in names else (names[0] if names else None)
     lines += ["", f"Against `{first}` on the datasets both finished:", "",
               "| candidate | accuracy: mean difference (W / T / L, n) | RMSE: mean ratio (W / T / L, n) | "
               "fit time: mean ratio |", "|---|---|---|---|"]  # fmt: skip
-    for c in names[1:]:
+    for c in [n for n in names if n != first]:
         cells = []
         for task, order in (("classification", UEA), ("regression", TSER)):
             both = [d for d in order if (c, d) in mean and (first, d) in mean]
@@ -168,6 +169,7 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="results/screen/screen.jsonl")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (one per process when parallel)")
     parser.add_argument("--report", action="store_true", help="print the table of what has finished and stop")
+    parser.add_argument("--baseline", nargs="+", default=None, help="with --report: compare against these")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.report:
@@ -180,8 +182,9 @@ def main(argv=None) -> None:
         for name, params in CANDIDATES.items():
             if any(r["candidate"] == name for r in rows):
                 print(f"- `{name}`: {params}")
-        print()
-        print(report(rows, list(CANDIDATES)))
+        for base in args.baseline or [None]:
+            print()
+            print(report(rows, list(CANDIDATES), base))
         return
     import torch
 
