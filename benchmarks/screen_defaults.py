@@ -119,7 +119,7 @@ def read_results(path: Path) -> list[dict]:
     return rows
 
 
-def report(rows: list[dict], candidates: list[str], baseline: str | None = None) -> str:
+def report(rows: list[dict], candidates: list[str], baseline: str | None = None, cells: bool = True) -> str:
     """The screen's table (Markdown): hold-out scores per dataset, then each candidate against ``baseline``
     (default: the first) on the datasets both finished (classification: accuracy difference; regression:
     RMSE ratio)."""
@@ -128,34 +128,36 @@ def report(rows: list[dict], candidates: list[str], baseline: str | None = None)
         cell.setdefault((r["candidate"], r["dataset"]), []).append(r)
     names = [c for c in candidates if any(k[0] == c for k in cell)]
     mean = {k: float(np.mean([r["score"] for r in v])) for k, v in cell.items()}
+    task = {r["dataset"]: r["task"] for r in rows}
+    order = [d for d in UEA + TSER if d in task] + sorted(d for d in task if d not in UEA + TSER)
     secs = {k: float(np.mean([r["fit_s"] for r in v])) for k, v in cell.items()}
-    lines = ["| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for d in UEA + TSER:
+    lines = ["| dataset | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)] if cells else []
+    for d in order if cells else []:
         if any((c, d) in mean for c in names):
             row = [f"{mean[(c, d)]:.4g} ({secs[(c, d)]:.0f} s)" if (c, d) in mean else "" for c in names]
             lines.append(f"| {d} | " + " | ".join(row) + " |")
     first = baseline if baseline in names else (names[0] if names else None)
-    lines += ["", f"Against `{first}` on the datasets both finished:", "",
+    lines += [f"\nAgainst `{first}` on the datasets both finished:", "",
               "| candidate | accuracy: mean difference (W / T / L, n) | RMSE: mean ratio (W / T / L, n) | "
               "fit time: mean ratio |", "|---|---|---|---|"]  # fmt: skip
     for c in [n for n in names if n != first]:
-        cells = []
-        for task, order in (("classification", UEA), ("regression", TSER)):
-            both = [d for d in order if (c, d) in mean and (first, d) in mean]
+        row = []
+        for kind in ("classification", "regression"):
+            both = [d for d in order if task[d] == kind and (c, d) in mean and (first, d) in mean]
             if not both:
-                cells.append("-")
+                row.append("-")
                 continue
-            if task == "classification":
+            if kind == "classification":
                 diff = np.array([mean[(c, d)] - mean[(first, d)] for d in both])
                 value = f"{diff.mean():+.4f}"
             else:
                 ratio = np.array([mean[(c, d)] / mean[(first, d)] for d in both])
                 diff, value = 1 - ratio, f"{ratio.mean():.3f}"
             w, lo = int(np.sum(diff > 1e-12)), int(np.sum(diff < -1e-12))
-            cells.append(f"{value} ({w} / {len(both) - w - lo} / {lo}, {len(both)})")
-        done = [d for d in UEA + TSER if (c, d) in secs and (first, d) in secs]
+            row.append(f"{value} ({w} / {len(both) - w - lo} / {lo}, {len(both)})")
+        done = [d for d in order if (c, d) in secs and (first, d) in secs]
         time_ratio = np.mean([secs[(c, d)] / secs[(first, d)] for d in done]) if done else float("nan")
-        lines.append(f"| {c} | {cells[0]} | {cells[1]} | {time_ratio:.2f} |")
+        lines.append(f"| {c} | {row[0]} | {row[1]} | {time_ratio:.2f} |")
     return "\n".join(lines)
 
 
@@ -182,9 +184,9 @@ def main(argv=None) -> None:
         for name, params in CANDIDATES.items():
             if any(r["candidate"] == name for r in rows):
                 print(f"- `{name}`: {params}")
-        for base in args.baseline or [None]:
+        for i, base in enumerate(args.baseline or [None]):
             print()
-            print(report(rows, list(CANDIDATES), base))
+            print(report(rows, list(CANDIDATES), base, cells=i == 0))
         return
     import torch
 

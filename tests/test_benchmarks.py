@@ -59,3 +59,46 @@ def test_every_variant_measures_a_step_at_a_small_size(bench, variant):
     row = bench.measure(variant, 12, 2, 8, 2, 3, 1, torch.device("cpu"))
     assert row["train_s"] > 0 and row["infer_s"] > 0 and "peak_gb" in row  # in-process peak RSS: not measured here
     assert bench.estimate_gb(variant, 12, 2, 8, 2, 3) >= 0
+
+
+SCREEN = Path(__file__).resolve().parents[1] / "benchmarks" / "screen_defaults.py"
+
+
+@pytest.fixture
+def screen():
+    spec = importlib.util.spec_from_file_location("screen_defaults", SCREEN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    threads = torch.get_num_threads()
+    yield module
+    torch.set_num_threads(threads)
+
+
+def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, capsys):
+    """The defaults' screen selects on a hold-out of TRAIN: it never asks for TEST, the hold-out lies inside
+    TRAIN, and a rerun skips what finished."""
+    import numpy as np
+
+    import eadct.datasets as datasets
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(24, 2, 12)), np.repeat(np.arange(3), 8)
+    asked = []
+
+    def fake_load(name, split, data_dir=None, **kw):
+        asked.append(split)
+        return X, y
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    monkeypatch.setitem(screen.CANDIDATES, "tiny", dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1,
+                                                          pretrain_epochs=0))  # fmt: skip
+    fit, held = screen.inner_split(y, 1 / 3, 0, True)
+    assert set(fit).isdisjoint(held) and sorted(np.concatenate([fit, held])) == list(range(24))
+    assert all(np.sum(y[held] == c) == 3 for c in range(3))  # stratified
+    out = tmp_path / "screen.jsonl"
+    argv = ["--candidates", "tiny", "--datasets", "Toy", "--out", str(out), "--data-dir", "anywhere"]
+    screen.main(argv)
+    assert asked == ["train"] and len(screen.read_results(out)) == 1
+    screen.main(argv)  # finished: nothing fitted again
+    assert len(screen.read_results(out)) == 1
+    assert "| Toy |" in capsys.readouterr().out
