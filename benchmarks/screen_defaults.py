@@ -20,12 +20,12 @@ the mean RMSE relative to the first candidate over the regression sets, and the 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import time
 from pathlib import Path
 
 import numpy as np
+
+from eadct.tables import append_jsonl, read_jsonl
 
 #: Named candidates: estimator parameters on top of the defaults. "paper" is the paper's configuration of
 #: MODEL_SPEC (the defaults before the screen); the others change one or a few things.
@@ -77,7 +77,10 @@ def inner_split(y, holdout: float, seed: int, classification: bool):
 
 
 def _run_one(name, candidate, X, y, seed, holdout):
+    import torch
+
     from eadct import EADCTClassifier, EADCTRegressor
+    from eadct.tables import score, subset
 
     classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
     fit_idx, held_idx = inner_split(np.asarray(y), holdout, seed, classification)
@@ -93,30 +96,12 @@ def _run_one(name, candidate, X, y, seed, holdout):
     epochs = sum(1 for r in est.history_ if r["stage"] == "finetune")
     return dict(candidate=candidate, dataset=name, seed=seed, task="classification" if classification else "regression",
                 score=value, fit_s=fit_s, n_fit=len(fit_idx), n_holdout=len(held_idx), finetune_epochs=epochs,
-                params=CANDIDATES[candidate], threads=__import__("torch").get_num_threads())  # fmt: skip
-
-
-def subset(X, idx):
-    return X[idx] if isinstance(X, np.ndarray) else [X[i] for i in idx]
-
-
-def score(task: str, y_true, y_pred) -> float:
-    """Accuracy (classification) or RMSE (regression)."""
-    if task == "classification":
-        return float(np.mean(np.asarray(y_pred) == np.asarray(y_true)))
-    return float(np.sqrt(np.mean((np.asarray(y_pred, dtype=float) - np.asarray(y_true, dtype=float)) ** 2)))
+                params=CANDIDATES[candidate], threads=torch.get_num_threads())  # fmt: skip
 
 
 def read_results(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:  # a line cut by a kill
-            continue
-    return rows
+    """The finished rows (a line cut by a kill is skipped: that fit runs again)."""
+    return read_jsonl(Path(path))
 
 
 def report(rows: list[dict], candidates: list[str], baseline: str | None = None, cells: bool = True) -> str:
@@ -205,10 +190,7 @@ def main(argv=None) -> None:
                 if (candidate, name, seed) in done:
                     continue
                 row = _run_one(name, candidate, X, y, seed, args.holdout)
-                with open(out, "a") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                append_jsonl(out, row)
                 print(f"{name} seed {seed} {candidate}: {row['score']:.4g} in {row['fit_s']:.0f} s", flush=True)
     print(report(read_results(out), args.candidates))
 

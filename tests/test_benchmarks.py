@@ -12,14 +12,19 @@ import torch
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "attention_speed_memory.py"
 
 
-@pytest.fixture
-def bench():
-    spec = importlib.util.spec_from_file_location("attention_speed_memory", SCRIPT)
+def _script(path: Path):
+    """Import a benchmark script as a module; restore torch's thread count after (main() sets its own)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     threads = torch.get_num_threads()
     yield module
-    torch.set_num_threads(threads)  # main() sets the benchmark's thread count
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def bench():
+    yield from _script(SCRIPT)
 
 
 def test_resume_reuses_measured_rows(bench, tmp_path, monkeypatch, capsys):
@@ -66,12 +71,7 @@ SCREEN = Path(__file__).resolve().parents[1] / "benchmarks" / "screen_defaults.p
 
 @pytest.fixture
 def screen():
-    spec = importlib.util.spec_from_file_location("screen_defaults", SCREEN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    threads = torch.get_num_threads()
-    yield module
-    torch.set_num_threads(threads)
+    yield from _script(SCREEN)
 
 
 def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, capsys):
