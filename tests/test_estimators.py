@@ -234,8 +234,11 @@ def test_finished_checkpoint_is_loaded_not_retrained(panel, tmp_path):
     assert not np.array_equal(first.predict_proba(X), other.predict_proba(X))
 
 
-def test_subset_invariance_float32(fitted_representation, fitted_regressor, panel):
+def test_subset_invariance_float32(fitted_representation, fitted_regressor, fitted_classifier, panel):
     X, _ = panel
+    np.testing.assert_allclose(
+        fitted_classifier.transform(X[:7]), fitted_classifier.transform(X)[:7], atol=1e-5, rtol=1e-5
+    )
     np.testing.assert_allclose(
         fitted_representation.transform(X[:7]), fitted_representation.transform(X)[:7], atol=1e-5, rtol=1e-5
     )

@@ -56,7 +56,7 @@ EXPECTED_FAILURES = {
 }
 SUBSET_REASON = (
     "float32 matrix products round differently for different batch sizes: results on X[subset] and on X "
-    "differ by at most 7.2e-7 (transform) and 2.8e-7 (regressor predict), measured, above the check's "
+    "differ by at most 1.1e-6 (transform) and 2.8e-7 (regressor predict), measured, above the check's "
     "atol = rtol = 1e-7; tests/test_estimators.py::test_subset_invariance_float32 asserts agreement to 1e-5"
 )
 
@@ -67,8 +67,7 @@ def _expected_failed_checks(estimator):
         for k, v in EXPECTED_FAILURES.items()
         if not (k.startswith("check_transformer") and not hasattr(estimator, "transform"))
     }
-    if not isinstance(estimator, EADCTClassifier):
-        failures["check_methods_subset_invariance"] = SUBSET_REASON
+    failures["check_methods_subset_invariance"] = SUBSET_REASON  # every estimator has transform
     return failures
 
 

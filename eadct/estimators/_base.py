@@ -31,6 +31,7 @@ from ..training import Checkpointer, StageSettings, predict_outputs, train_two_s
 from ._data import channel_statistics, fit_fingerprint, standardize, to_tensors
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
+from ._inspect import InspectsNetwork
 from ._params import ENCODER_PARAMS, check_params
 from ._persistence import PicklesWeights
 
@@ -53,7 +54,7 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-class EADCTBase(PicklesWeights, BaseEstimator):
+class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
     """Fit/predict plumbing shared by :class:`EADCTClassifier`, :class:`EADCTRegressor`
     and :class:`EADCTRepresentation`. Subclasses set ``_task`` and the task pieces."""
 
@@ -246,7 +247,8 @@ class EADCTBase(PicklesWeights, BaseEstimator):
             length=longest,
             free_bytes=available_memory_bytes(device),
         )
-        networks = getattr(self, "networks_", [self.network_])
+        # an ensemble averages its members' outputs; a representation is the first member's (not averaged)
+        networks = [self.network_] if method == "represent" else getattr(self, "networks_", [self.network_])
         dtype = self._autocast_dtype(device)
         outputs = [
             predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64) for net in networks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.special import log_softmax, softmax
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
@@ -12,7 +12,7 @@ from ._base import EADCTBase
 from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
 
 
-class EADCTClassifier(ClassifierMixin, EADCTBase):
+class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series classifier on the EA-DC-Transformer (Wang et al., TPAMI 2023).
 
     Masked-value pretraining of the encoder on the training series, then fine-tuning

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
 from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
 
 
-class EADCTRegressor(RegressorMixin, EADCTBase):
+class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series (extrinsic) regressor on the EA-DC-Transformer.
 
     Masked-value pretraining, then fine-tuning of encoder and a linear head (or, with

@@ -49,7 +49,3 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         """
         self._check_params()
         return self._fit_network(self._panel(X, fitting=True), None, None)
-
-    def transform(self, X):
-        """Pooled representation, shape (n_samples, d_model)."""
-        return self._forward(X, method="represent")

@@ -8,6 +8,7 @@ from .embedding import InputEmbedding
 from .encoder import POOLINGS, EADCTEncoder, EADCTLayer, pool_steps, pooled_width
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
 from .memory import (
+    INFERENCE_HEADROOM,
     MEMORY_GUARDS,
     MemoryPlan,
     available_memory_bytes,
@@ -28,6 +29,7 @@ __all__ = [
     "EADCTLayer",
     "EncoderConfig",
     "EvolvingAttention",
+    "INFERENCE_HEADROOM",
     "InputEmbedding",
     "MEMORY_GUARDS",
     "MaskedBatchNorm",

@@ -116,17 +116,32 @@ class EADCTEncoder(nn.Module):
         With ``return_logits=True`` also return the list of each layer's ``A_logit``
         ``(B, K, N, N)`` (None entries when ``attention_ratio == 0``).
         """
-        h = self.embedding(x, valid)
-        logits, chain = None, []
         # A layer must hand its logits on only when the next one evolves them (or they are returned).
         layers = list(self.layers)
         wanted = [return_logits or (nxt.attention is not None and nxt.attention.uses_previous) for nxt in layers[1:]]
         wanted.append(return_logits)
-        for layer, need in zip(self.layers, wanted, strict=True):
-            h, logits = layer(h, logits, valid, need)
+        chain = []  # holds the maps only when they are returned (else each is freed after the next layer)
+        for h, logits in self._run(x, valid, wanted):  # noqa: B007 (h: the last layer's output)
             if return_logits:
                 chain.append(logits)
         return (h, chain) if return_logits else h
+
+    def attention_logits(self, x: torch.Tensor, valid: torch.Tensor | None = None):
+        """Yield each layer's ``A_logit`` ``(B, K, M, M)`` in turn (None for a layer without attention): the
+        logits the layer hands to the next one (Eq. 1), before the key-padding mask and the softmax.
+
+        A generator, so that a caller keeping only some layers holds at most two layers' maps at a time.
+        """
+        for _, logits in self._run(x, valid, [True] * len(self.layers)):
+            yield logits
+
+    def _run(self, x, valid, wanted):
+        """Yield ``(h, logits)`` after each layer; layer i returns its logits when ``wanted[i]``."""
+        h = self.embedding(x, valid)
+        logits = None
+        for layer, need in zip(self.layers, wanted, strict=True):
+            h, logits = layer(h, logits, valid, need)
+            yield h, logits
 
 
 #: Poolings of the step representations into one vector per series (the head's input).
