@@ -83,7 +83,8 @@ def main(argv=None) -> None:
         "",
         *table,
         "",
-        "Attention weights of TEST series 0, EA-DC-Transformer, heads 0-2 (rows), layers 1-4 (columns):",
+        "Attention weights of TEST series 0, EA-DC-Transformer, heads 0-2 (rows), layers 0-3 (columns, 0-based as "
+        "`layers=` counts):",
         "",
         "![maps](inspect_demo_maps.png)",
         "",

@@ -169,7 +169,7 @@ def plot_representations(Z_or_estimators, X=None, y=None, method="tsne", titles=
         ax_.set_xticks([])
         ax_.set_yticks([])
     if categorical and len(np.unique(y)) <= 12:
-        axes[0, -1].legend(fontsize=6, markerscale=1.5, loc="best")
+        axes[0, -1].legend(fontsize=6, markerscale=1.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
 
 

@@ -298,3 +298,41 @@ def test_sigkill_and_rerun_completes_without_repeating(tiny_setup, tmp_path):
         keys = [(t["rung"], t["candidate"]) for t in map(json.loads, log.read_text().splitlines())]
         assert len(keys) == len(set(keys))  # no trial ran twice
     assert not list(out.rglob("*.pt"))  # checkpoints are cleaned up when their fit finishes
+
+
+def test_representations_are_recorded_shared_units_completed_and_reported(tiny_setup, tmp_path):
+    plain = load_table(tiny_setup / "cfg" / "tiny.toml")
+    (tiny_setup / "cfg" / "repr.toml").write_text(
+        TABLE.replace(
+            'name = "tinytable"',
+            'name = "tinyrepr"\ncompare = ["EA-DC-Transformer"]\nrepresentations = true\ntsne = "TinyTabC"',
+        )  # fmt: skip
+    )
+    table = load_table(tiny_setup / "cfg" / "repr.toml")
+    out, data = tmp_path / "results", [tiny_setup / "data"]
+    models = ["Transformer", "EA-DC-Transformer"]
+    # a unit that the plain table finished (same fit, shared) lacks the representation: refitted once
+    run_table(plain, "tiny", out, data_dirs=data, datasets=["TinyTabC"], models=["Transformer"], seeds=[0])
+    before = json.loads(result_path(out, plain, "Transformer", "TinyTabC", "tiny", 0).read_text())
+    assert "representation" not in before
+    counts = run_table(table, "tiny", out, data_dirs=data, datasets=["TinyTabC", "TinyTabR"], models=models)
+    assert counts == {"run": 8, "skipped": 0, "missing_data": 0}
+    path = result_path(out, table, "Transformer", "TinyTabC", "tiny", 0)
+    assert path == result_path(out, plain, "Transformer", "TinyTabC", "tiny", 0)
+    after = json.loads(path.read_text())
+    assert after["value"] == before["value"]  # the same seeded fit
+    rep = after["representation"]
+    stored = np.load(path.parent / rep["file"])
+    from eadct.metrics import average_within_class_distance
+
+    assert stored["Z"].shape == (after["n_test"], rep["width"])
+    assert rep["avgwcd_normalized"] == pytest.approx(average_within_class_distance(stored["Z"], stored["y"], True))
+    assert "representation" not in json.loads(result_path(out, table, "Transformer", "TinyTabR", "tiny", 0).read_text())
+    assert run_table(table, "tiny", out, data_dirs=data, datasets=["TinyTabC", "TinyTabR"], models=models)["run"] == 0
+    paths = build_report(table, "tiny", out, tmp_path / "reports")
+    md = paths[0].read_text()
+    assert "## Representations: AvgWCD (Eq. 13)" in md and "| EA-DC-Transformer | Transformer |" in md
+    assert any(p.name == "tinyrepr_tiny_tsne.png" and p.stat().st_size > 1000 for p in paths)
+    with pytest.raises(TableConfigError, match="tsne"):
+        (tiny_setup / "cfg" / "bad.toml").write_text(TABLE.replace('title = "Tiny table"', 'tsne = "Nope"'))
+        load_table(tiny_setup / "cfg" / "bad.toml")

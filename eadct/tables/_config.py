@@ -117,6 +117,8 @@ class TableConfig:
     targets: tuple = ()
     path: str = ""
     compare: tuple = ()  # models compared pairwise with every other row in the report
+    representations: bool = False  # record each classification fit's TEST representations (AvgWCD, Fig. 4)
+    tsne: str | None = None  # the dataset of the report's t-SNE panel
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
@@ -285,7 +287,16 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
         targets=targets,
         path=where,
         compare=_compared(table.get("compare", ()), models, where),
+        representations=bool(table.get("representations", False)),
+        tsne=_tsne_dataset(table, where),
     )
+
+
+def _tsne_dataset(table: dict, where: str) -> str | None:
+    name = table.get("tsne")
+    if name is not None and name not in table["datasets"]:
+        raise TableConfigError(f"{where}: tsne = {name!r} is not one of the table's datasets.")
+    return name
 
 
 def _compared(names, models: dict, where: str) -> tuple:

@@ -17,6 +17,8 @@ import numpy as np
 
 from ._config import TableConfig
 from ._paired import paired_lines
+from ._representations import figure as representation_figure
+from ._representations import report_lines
 from ._store import unit_dir
 
 PUBLISHED_PACKAGE = "eadct.tables.published"
@@ -179,6 +181,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
                 md += [f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
                        "tables.md, section The report):", ""]  # fmt: skip
                 md += paired_lines(list(table.models), list(table.compare), results, datasets, task) + [""]
+    if table.representations:
+        md += report_lines(table, results, [d for d in table.datasets if task_of[d] == "classification"])
     lines = _target_lines(table, stats, published, task_of)
     if lines:
         header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
@@ -191,6 +195,12 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         _figure(table, profile, stats, published, task_of, png)
         md.insert(2, f"![{table.name}]({png.name})\n")
         paths.append(png)
+        tsne = report_dir / f"{stem}_tsne.png"
+        if table.tsne and representation_figure(
+            table, results, lambda m, d: unit_dir(out_dir, table, m, d, profile), tsne
+        ):
+            md.insert(3, f"![t-SNE of the representations, {table.tsne}]({tsne.name})\n")
+            paths.append(tsne)
     md_path.write_text("\n".join(md) + "\n")
     return paths
 

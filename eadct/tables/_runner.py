@@ -14,6 +14,7 @@ import time
 from datetime import datetime, timezone
 
 from ..provenance import git_commit, machine_info, versions
+from . import _representations as representations
 from ._config import Profile, TableConfig
 from ._data import Data, load_data, metric_name, score
 from ._minirocket import fit_minirocket
@@ -36,7 +37,9 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
     else:
         search = run_search(table, model, data, profile, out_dir, log)
         ckpt = path.parent / "ckpt" / f"seed{seed}.pt"
-        pred, fit_s, predict_s, n_params, hyper, device, epochs = _fit_eadct(spec, data, profile, search, seed, ckpt)
+        est, pred, fit_s, predict_s, n_params, hyper, device, epochs = _fit_eadct(
+            spec, data, profile, search, seed, ckpt
+        )
     result = {
         "version": RESULT_VERSION,
         "table": table.name,
@@ -66,6 +69,8 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         "data_file": data.path,
         "command": command,
     }
+    if representations.wanted(table, model, data.task):
+        result["representation"] = representations.record(est, data.X_test, data.y_test, path)
     atomic_write_json(path, result)
     return result
 
@@ -84,7 +89,7 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     epochs = {s: sum(r["stage"] == s for r in est.history_) for s in ("pretrain", "finetune")}
     hyper = {k: v for k, v in est.get_params().items() if k not in ("verbose", "checkpoint_path", "optimizer")}
     ckpt.unlink(missing_ok=True)
-    return pred, fit_s, predict_s, n_params, hyper, est.device_, epochs
+    return est, pred, fit_s, predict_s, n_params, hyper, est.device_, epochs
 
 
 def run_table(
@@ -117,7 +122,7 @@ def run_table(
             (m, s)
             for m in models
             for s in seeds
-            if not result_path(out_dir, table, m, dataset, profile.name, s).is_file()
+            if not representations.unit_done(table, m, result_path(out_dir, table, m, dataset, profile.name, s))
         ]
         done = len(models) * len(seeds) - len(todo)
         counts["skipped"] += done
