@@ -336,3 +336,28 @@ def test_representations_are_recorded_shared_units_completed_and_reported(tiny_s
     with pytest.raises(TableConfigError, match="tsne"):
         (tiny_setup / "cfg" / "bad.toml").write_text(TABLE.replace('title = "Tiny table"', 'tsne = "Nope"'))
         load_table(tiny_setup / "cfg" / "bad.toml")
+
+
+def test_grid_table_sweeps_and_reports_selection_on_train(tiny_setup, tmp_path):
+    (tiny_setup / "cfg" / "grid.toml").write_text(
+        '[table]\nname = "tinygrid"\ndatasets = ["TinyTabC"]\n\n'
+        '[grid]\narchitecture = "ea-dc-transformer"\nalpha = [0.1, 0.9]\nattention_ratio = [0.5]\n'
+    )
+    table = load_table(tiny_setup / "cfg" / "grid.toml")
+    assert list(table.models) == ["alpha=0.1 attention_ratio=0.5", "alpha=0.9 attention_ratio=0.5"]
+    assert table.sensitivity == ("alpha", "attention_ratio")
+    assert table.models["alpha=0.9 attention_ratio=0.5"].params == {"alpha": 0.9, "attention_ratio": 0.5}
+    out = tmp_path / "results"
+    run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], seeds=[0])
+    res = json.loads(result_path(out, table, "alpha=0.9 attention_ratio=0.5", "TinyTabC", "tiny", 0).read_text())
+    assert res["hyperparameters"]["alpha"] == 0.9 and 0.0 <= res["valid_score"] <= 1.0
+    paths = build_report(table, "tiny", out, tmp_path / "reports")
+    md = paths[0].read_text()
+    assert "## Sensitivity on TinyTabC: alpha, attention_ratio" in md
+    assert "Selection on TRAIN only (best validation score) picks" in md
+    assert any(p.name.endswith("_TinyTabC_sensitivity.png") for p in paths)
+    (tiny_setup / "cfg" / "badgrid.toml").write_text(
+        '[table]\nname = "g"\ndatasets = ["TinyTabC"]\n[grid]\nalpha = []\n'
+    )
+    with pytest.raises(TableConfigError, match=r"\[grid\] needs"):
+        load_table(tiny_setup / "cfg" / "badgrid.toml")

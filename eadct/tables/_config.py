@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
+from ._sensitivity import grid_models
+
 try:  # Python >= 3.11
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -119,6 +121,7 @@ class TableConfig:
     compare: tuple = ()  # models compared pairwise with every other row in the report
     representations: bool = False  # record each classification fit's TEST representations (AvgWCD, Fig. 4)
     tsne: str | None = None  # the dataset of the report's t-SNE panel
+    sensitivity: tuple = ()  # the parameters a [grid] section sweeps (one row per point)
 
     def profile(self, name: str) -> Profile:
         if name not in self.profiles:
@@ -268,7 +271,11 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
     if not isinstance(table, dict) or "name" not in table or "datasets" not in table:
         raise TableConfigError(f"{where}: needs a [table] section with name and datasets.")
     space = {k: list(v) for k, v in raw.get("space", {}).items()}
-    models = _models(raw.get("models", {}), space, where)
+    try:
+        grid, swept = grid_models(raw.get("grid"), where)
+    except ValueError as err:
+        raise TableConfigError(str(err)) from None
+    models = _models({**grid, **raw.get("models", {})}, space, where)
     targets = tuple(raw.get("targets", ()))
     for t in targets:
         if t.get("kind") not in TARGET_KINDS or t.get("model") not in models:
@@ -289,6 +296,7 @@ def load_table(name_or_path, profiles_path=None) -> TableConfig:
         compare=_compared(table.get("compare", ()), models, where),
         representations=bool(table.get("representations", False)),
         tsne=_tsne_dataset(table, where),
+        sensitivity=swept,
     )
 
 

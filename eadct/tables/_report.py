@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _sensitivity as sensitivity
 from ._config import TableConfig
 from ._paired import paired_lines
 from ._representations import figure as representation_figure
@@ -183,6 +184,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
                 md += paired_lines(list(table.models), list(table.compare), results, datasets, task) + [""]
     if table.representations:
         md += report_lines(table, results, [d for d in table.datasets if task_of[d] == "classification"])
+    for dataset in table.datasets if table.sensitivity else ():
+        md += sensitivity.report_lines(table, results, dataset)
     lines = _target_lines(table, stats, published, task_of)
     if lines:
         header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
@@ -201,6 +204,11 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         ):
             md.insert(3, f"![t-SNE of the representations, {table.tsne}]({tsne.name})\n")
             paths.append(tsne)
+        for dataset in table.datasets if table.sensitivity else ():
+            png = report_dir / f"{stem}_{dataset}_sensitivity.png"
+            if sensitivity.figure(table, results, dataset, png):
+                md.insert(3, f"![sensitivity on {dataset}]({png.name})\n")
+                paths.append(png)
     md_path.write_text("\n".join(md) + "\n")
     return paths
 

@@ -69,10 +69,24 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         "data_file": data.path,
         "command": command,
     }
+    if spec.kind == "eadct":
+        result["valid_score"] = _validation_score(est.history_)
     if representations.wanted(table, model, data.task):
         result["representation"] = representations.record(est, data.X_test, data.y_test, path)
     atomic_write_json(path, result)
     return result
+
+
+def _validation_score(history: list[dict]) -> float | None:
+    """The fine-tuning score on the fit's held-out split of TRAIN at the chosen epoch (accuracy, or minus
+    the loss for regression); None without a validation split."""
+    chosen = [r for r in history if r["stage"] == "finetune" and r.get("best")]
+    if not chosen:
+        return None
+    last = chosen[-1]
+    if "valid_accuracy" in last:
+        return float(last["valid_accuracy"])
+    return -float(last["valid_loss"]) if "valid_loss" in last else None
 
 
 def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt):
