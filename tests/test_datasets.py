@@ -279,3 +279,17 @@ def test_shared_archive_dataset_matches_registry(name):
         X, y = load_dataset(name, split, folder, download=False)
         assert len(X) == info.n_samples(split) == len(y)
     print(f"{name}: {time.perf_counter() - tic:.2f} s")
+
+
+def test_cli_check_reads_every_data_dir_and_refuses_unknown_names(isolated, capsys):
+    first, second = isolated / "a", isolated / "b"
+    write(first, "Handwriting", MALFORMED)
+    second.mkdir()
+    # the last folder used to win alone: the malformed file in the first one must still be found
+    assert cli_main(["check", "--data-dir", str(second), "--data-dir", str(first), "Handwriting"]) == 1
+    assert "| Handwriting | INVALID |" in capsys.readouterr().out
+    assert cli_main(["check", "Handwritting"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown dataset(s) ['Handwritting']" in err and "eadct-datasets list" in err
+    assert cli_main(["check", "--data-dir", str(isolated / "nope"), "BasicMotions"]) == 2
+    assert "is not a folder" in capsys.readouterr().err

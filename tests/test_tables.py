@@ -361,3 +361,43 @@ def test_grid_table_sweeps_and_reports_selection_on_train(tiny_setup, tmp_path):
     )
     with pytest.raises(TableConfigError, match=r"\[grid\] needs"):
         load_table(tiny_setup / "cfg" / "badgrid.toml")
+
+
+def test_cli_mistakes_are_one_line_and_exit_2(tiny_setup, tmp_path, capsys):
+    from eadct.tables.cli import main
+
+    table = str(tiny_setup / "cfg" / "tiny.toml")
+    mistakes = {
+        ("report", table, "--profile", "tiyn"): "no profile 'tiyn'",
+        ("report", "table9"): "No table 'table9'",
+        ("run", table, "--profile", "tiny", "--datasets", "Nope"): "has no dataset ['Nope']",
+        ("run", table, "--profile", "tiny", "--models", "LSTM"): "has no model ['LSTM']",
+        ("run", table, "--profile", "tiny", "--data-dir", str(tmp_path / "none")): "is not a folder",
+        ("report", table, "--profile", "tiny", "--out", str(tmp_path / "empty")): "holds no results",
+    }
+    for argv, message in mistakes.items():
+        assert main(list(argv) + ["--report-dir", str(tmp_path / "r")] * (argv[0] == "report")) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("eadct-tables: error: ") and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "r").exists()  # nothing written
+
+
+def test_report_never_replaced_by_fewer_results_and_draws_without_matplotlib(tiny_setup, tmp_path, capsys, monkeypatch):
+    from eadct.tables.cli import main
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out, reports = tmp_path / "results", tmp_path / "reports"
+    run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], datasets=["TinyTabC"], models=["Transformer"])
+    md = build_report(table, "tiny", out, reports, figure=False)[0]
+    assert "Results: 2 unit(s)." in md.read_text()
+    (result_path(out, table, "Transformer", "TinyTabC", "tiny", 1)).unlink()
+    argv = ["report", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", "--out", str(out)]
+    argv += ["--report-dir", str(reports), "--no-figure"]
+    assert main(argv) == 2
+    assert "holds 2 unit result(s)" in capsys.readouterr().err and "Results: 2 unit(s)." in md.read_text()
+    assert main(argv + ["--force"]) == 0 and "Results: 1 unit(s)." in md.read_text()
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # the plots extra is not installed
+    assert main(argv[:-1]) == 0
+    captured = capsys.readouterr()
+    assert 'pip install "eadct[plots]"' in captured.err and captured.out.strip() == str(md)

@@ -6,13 +6,14 @@ Command line: ``python -m eadct.tables run table2 --profile quick --data-dir ../
 
 from ._config import ModelSpec, Profile, TableConfig, TableConfigError, available_tables, load_table
 from ._data import score, subset
-from ._report import build_report, collect_results
+from ._report import ReportNotReplaced, build_report, collect_results
 from ._runner import load_data, result_path, run_table, run_unit
 from ._store import append_jsonl, read_jsonl
 
 __all__ = [
     "ModelSpec",
     "Profile",
+    "ReportNotReplaced",
     "TableConfig",
     "TableConfigError",
     "append_jsonl",

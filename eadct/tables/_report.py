@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -17,8 +18,8 @@ import numpy as np
 
 from . import _sensitivity as sensitivity
 from ._config import TableConfig
+from ._figures import draw_figures
 from ._paired import paired_lines
-from ._representations import figure as representation_figure
 from ._representations import report_lines
 from ._store import unit_dir
 
@@ -154,15 +155,52 @@ def _target_lines(table, stats, published, task_of) -> list[str]:
     return lines
 
 
-def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: str | None = None, figure: bool = True):
-    """Write ``<report_dir>/<table>_<profile>.md`` (and ``.png``); returns the paths written."""
+class ReportNotReplaced(ValueError):
+    """An existing report holds more unit results than the results folder gives now (``force=True`` replaces)."""
+
+
+#: The line of a report that counts its unit results (read back so a later report never holds fewer).
+_UNITS_LINE = "Results: {n} unit(s)."
+_UNITS_PATTERN = re.compile(r"^Results: (\d+) unit\(s\)\.", re.MULTILINE)
+
+
+def _check_replace(md_path: Path, n_units: int, where: str, force: bool) -> None:
+    if force:
+        return
+    if n_units == 0:
+        raise ReportNotReplaced(
+            f"{where} holds no results: nothing to report. Check --out and --profile (the folder the runs wrote), "
+            "or pass --force to write a report of missing cells."
+        )
+    if not md_path.is_file():
+        return
+    found = _UNITS_PATTERN.search(md_path.read_text())
+    previous = int(found.group(1)) if found else None
+    if previous is not None and n_units < previous:
+        raise ReportNotReplaced(
+            f"{md_path} holds {previous} unit result(s) but {where} gives "
+            f"{n_units}: not replaced. Check --out and --profile, or pass --force to replace it."
+        )
+
+
+def build_report(
+    table: TableConfig, profile: str, out_dir, report_dir, note: str | None = None, figure: bool = True,
+    force: bool = False,
+):  # fmt: skip
+    """Write ``<report_dir>/<table>_<profile>.md`` (and figures); returns the paths written.
+
+    No results at all, or fewer than an existing report holds, is :class:`ReportNotReplaced` (nothing is
+    written) unless ``force``. Without matplotlib the Markdown is written and a warning names the ``plots`` extra.
+    """
     prof = table.profile(profile)
     results = collect_results(table, profile, out_dir)
+    n_units = sum(len(runs) for runs in results.values())
+    report_dir = Path(report_dir)
+    md_path = report_dir / f"{table.name}_{profile}.md"
+    _check_replace(md_path, n_units, f"{out_dir} ({table.name}, profile {profile})", force)
     published = read_published(table.published)
     stats, task_of = _statistics(table, results)
-    report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{table.name}_{profile}"
     md = [f"# {table.title} ({profile} profile)", ""]
     if note:
         md += [note.strip(), ""]
@@ -171,6 +209,8 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
         "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
         "did not reach it).",
+        "",
+        _UNITS_LINE.format(n=n_units),
         "",
     ]
     md += _provenance_lines(results)
@@ -191,24 +231,11 @@ def build_report(table: TableConfig, profile: str, out_dir, report_dir, note: st
         header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
         md += header + lines + [""]
     md += _hyperparameter_lines(results)
-    md_path = report_dir / f"{stem}.md"
     paths = [md_path]
     if figure and stats:
-        png = report_dir / f"{stem}.png"
-        _figure(table, profile, stats, published, task_of, png)
-        md.insert(2, f"![{table.name}]({png.name})\n")
-        paths.append(png)
-        tsne = report_dir / f"{stem}_tsne.png"
-        if table.tsne and representation_figure(
-            table, results, lambda m, d: unit_dir(out_dir, table, m, d, profile), tsne
-        ):
-            md.insert(3, f"![t-SNE of the representations, {table.tsne}]({tsne.name})\n")
-            paths.append(tsne)
-        for dataset in table.datasets if table.sensitivity else ():
-            png = report_dir / f"{stem}_{dataset}_sensitivity.png"
-            if sensitivity.figure(table, results, dataset, png):
-                md.insert(3, f"![sensitivity on {dataset}]({png.name})\n")
-                paths.append(png)
+        links, pngs = draw_figures(table, profile, out_dir, results, stats, published, task_of, report_dir)
+        md[2:2] = links
+        paths += pngs
     md_path.write_text("\n".join(md) + "\n")
     return paths
 
@@ -355,62 +382,3 @@ def _hyperparameter_lines(results: dict) -> list[str]:
         shown = shown or ", ".join(f"{k}={v}" for k, v in h.items())
         md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
     return md + [""]
-
-
-def _figure(table, profile, stats, published, task_of, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    models = list(table.models)
-    datasets = [d for d in table.datasets if any((m, d) in stats for m in models)]
-    ncols = min(4, len(datasets))
-    nrows = -(-len(datasets) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(max(6.0, 2.9 * ncols), 0.6 + 2.9 * nrows), squeeze=False)
-    x = np.arange(len(models))
-    labelled = set()
-
-    def label(name):
-        if name in labelled:
-            return None
-        labelled.add(name)
-        return name
-
-    for k, d in enumerate(datasets):
-        ax = axes[k // ncols][k % ncols]
-        for i, m in enumerate(models):
-            s = stats.get((m, d))
-            if s is not None:
-                ax.errorbar(
-                    i,
-                    s["mean"],
-                    yerr=s["std"],
-                    fmt="o",
-                    color="tab:blue",
-                    ms=4,
-                    capsize=3,
-                    label=label("ours (mean +- std)"),
-                )
-            pub = published.get(d, {}).get(m)
-            if pub is not None:
-                ax.plot(i, pub, "x", color="black", ms=6, label=label("published"))
-        ax.set_title(d, fontsize=9)
-        ax.set_xticks(x)
-        ax.set_xticklabels([m[:14] for m in models], rotation=60, ha="right", fontsize=7)
-        ax.set_ylabel("accuracy" if task_of[d] == "classification" else "RMSE", fontsize=8)
-        ax.tick_params(axis="y", labelsize=7)
-        ax.grid(axis="y", alpha=0.3)
-    for k in range(len(datasets), nrows * ncols):
-        axes[k // ncols][k % ncols].axis("off")
-    fig.suptitle(f"{table.title} ({profile} profile)", fontsize=9)
-    handles, labels = [], []
-    for ax in axes.flat:
-        h, lab = ax.get_legend_handles_labels()
-        handles += h
-        labels += lab
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
-    fig.savefig(path, dpi=80)
-    plt.close(fig)

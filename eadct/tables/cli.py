@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import warnings
+from pathlib import Path
 
 DEFAULT_OUT = "results/tables"
 
@@ -42,46 +44,98 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--report-dir", default="reports", help="where <table>_<profile>.md/.png go")
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
+    rep.add_argument("--force", action="store_true", help="replace a report even when it held more results")
     return parser
 
 
+class UsageError(ValueError):
+    """A mistake in the command line (a name not in the table, a folder that does not exist)."""
+
+
+def _check_run_args(table, args) -> None:
+    """Every name and folder of a ``run`` command, checked before anything runs."""
+    table.profile(args.profile)  # TableConfigError naming the profiles
+    for given, pool, kind in ((args.datasets, table.datasets, "dataset"), (args.models, table.models, "model")):
+        unknown = [x for x in given or () if x not in pool]
+        if unknown:
+            raise UsageError(f"{table.name} has no {kind} {unknown}; its {kind}s are {list(pool)}.")
+    missing = [d for d in args.data_dir if not Path(d).is_dir()]
+    if missing:
+        raise UsageError(f"--data-dir {missing[0]} is not a folder; pass the folder that holds <Name>/<Name>_TRAIN.ts.")
+    if args.threads < 0:
+        raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
+
+
+def _run(table, args, argv) -> int:
+    from . import run_table
+
+    _check_run_args(table, args)
+    _threads(args.threads)
+    if not args.no_keep_freed_memory:
+        from ..runtime import keep_freed_memory
+
+        keep_freed_memory()
+    command = "eadct-tables " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    counts = run_table(
+        table,
+        args.profile,
+        args.out,
+        data_dirs=args.data_dir,
+        datasets=args.datasets,
+        models=args.models,
+        seeds=args.seeds,
+        download=args.download,
+        command=command,
+    )
+    print(
+        f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
+        f"{counts['missing_data']} missing data"
+    )
+    return 0
+
+
+def _list() -> int:
+    from . import available_tables, load_table
+
+    for name in available_tables():
+        t = load_table(name)
+        print(f"{name}: {t.title} | {len(t.datasets)} datasets, models {list(t.models)}")
+    t = load_table(available_tables()[0])
+    for p in t.profiles.values():
+        print(f"profile {p.name}: {p.description}")
+    return 0
+
+
+def _plots_installed() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        note = 'matplotlib is not installed, so the report has no figures (pip install "eadct[plots]").'
+        print(f"eadct-tables: note: {note}", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv=None) -> int:
-    from . import available_tables, build_report, load_table, run_table
+    """Run the command; a user mistake prints one line naming the problem and the fix and returns 2."""
+    from . import ReportNotReplaced, TableConfigError, build_report, load_table
 
     args = _parser().parse_args(argv)
-    if args.command == "list":
-        for name in available_tables():
-            t = load_table(name)
-            print(f"{name}: {t.title} | {len(t.datasets)} datasets, models {list(t.models)}")
-        t = load_table(available_tables()[0])
-        for p in t.profiles.values():
-            print(f"profile {p.name}: {p.description}")
-        return 0
-    table = load_table(args.table)
-    if args.command == "run":
-        _threads(args.threads)
-        if not args.no_keep_freed_memory:
-            from ..runtime import keep_freed_memory
-
-            keep_freed_memory()
-        command = "eadct-tables " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
-        counts = run_table(
-            table,
-            args.profile,
-            args.out,
-            data_dirs=args.data_dir,
-            datasets=args.datasets,
-            models=args.models,
-            seeds=args.seeds,
-            download=args.download,
-            command=command,
-        )
-        print(
-            f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
-            f"{counts['missing_data']} missing data"
-        )
-        return 0
-    paths = build_report(table, args.profile, args.out, args.report_dir, note=args.note, figure=not args.no_figure)
+    with warnings.catch_warnings():
+        warnings.showwarning = lambda message, *a, **k: print(f"eadct-tables: warning: {message}", file=sys.stderr)
+        try:
+            if args.command == "list":
+                return _list()
+            table = load_table(args.table)
+            if args.command == "run":
+                return _run(table, args, argv)
+            figure = not args.no_figure and _plots_installed()
+            paths = build_report(
+                table, args.profile, args.out, args.report_dir, note=args.note, figure=figure, force=args.force
+            )
+        except (TableConfigError, ReportNotReplaced, UsageError) as err:
+            print(f"eadct-tables: error: {err}", file=sys.stderr)
+            return 2
     for p in paths:
         print(p)
     return 0
