@@ -172,3 +172,24 @@ def test_average_within_class_distance_by_hand():
     for bad_Z, bad_y in ((Z[:, 0], y), (Z, y[:3]), (np.full((2, 2), np.nan), y[:2]), (Z[:0], y[:0])):
         with pytest.raises(ValueError):
             average_within_class_distance(bad_Z, bad_y)
+
+
+def test_warnings_name_the_users_line_once_per_fit():
+    import warnings
+
+    from sklearn.model_selection import cross_val_score
+
+    X, y = make_panel(n=12, length=8)
+    tiny = {**TINY, "max_epochs": 1, "pretrain_epochs": 0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        EADCTClassifier(**tiny).fit(X, y)  # 4 series a class: validation_fraction=0.1 holds out none
+    held_out = [w for w in caught if "holds out no series" in str(w.message)]
+    assert held_out and {w.filename for w in held_out} == {__file__}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # Python's default: once per message and line
+        cross_val_score(EADCTClassifier(**tiny), X, y, cv=2)
+    held_out = [w for w in caught if "holds out no series" in str(w.message)]
+    # once per fit (scikit-learn resets the warning filters for each fold, so Python cannot fold them into one)
+    # and at the line that called cross_val_score, not inside scikit-learn
+    assert len(held_out) == 2 and {w.filename for w in held_out} == {__file__}

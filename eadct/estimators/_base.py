@@ -7,8 +7,6 @@ class only connects them: validate, prepare the data, plan, build, train, predic
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator
@@ -34,6 +32,7 @@ from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
 from ._params import ENCODER_PARAMS, check_params
 from ._persistence import PicklesWeights
+from ._warn import warn_user
 
 
 def resolve_device(device) -> torch.device:
@@ -150,7 +149,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         if not plan.fits:
             raise ValueError(plan.message)
         if plan.message:
-            warnings.warn(plan.message, UserWarning, stacklevel=4)
+            warn_user(plan.message)
         return dict(plan.overrides)
 
     # ------------------------------------------------------------------ fit
@@ -261,11 +260,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             f", and the flattening head (pooling='flatten') reads only the first {n} steps. Crop or resample X "
             "to the training length, or fit with pooling='mean'."
         )
-        warnings.warn(
+        warn_user(
             f"X has series of up to {longest} steps, longer than the longest seen in fit ({n}); positions past "
             f"{n} reuse the last learned positional embedding" + (flat if self.pooling == "flatten" else "."),
-            UserWarning,
-            stacklevel=4,
         )
 
     def __sklearn_tags__(self):

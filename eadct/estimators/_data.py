@@ -11,6 +11,7 @@ import torch
 
 from ..training import SeriesTensors
 from ._input import Panel
+from ._warn import warn_user
 
 
 def channel_statistics(panel: Panel) -> tuple[np.ndarray, np.ndarray]:
@@ -48,13 +49,11 @@ def validation_split(n: int, fraction: float, rng: np.random.RandomState, strati
     """
     train, valid = _split(n, fraction, rng, stratify)
     if fraction > 0 and len(valid) == 0:
-        warnings.warn(
+        warn_user(
             f"{owner}: validation_fraction={fraction} holds out no series from {n} training series"
             + (" (each class rounds to 0)" if stratify is not None and n >= 2 else "")
             + "; the best epoch is chosen on the training loss instead. Raise validation_fraction to hold "
             "series out, or set it to 0 to choose on the training loss without this warning.",
-            UserWarning,
-            stacklevel=4,
         )
     return train, valid
 

@@ -6,7 +6,6 @@ The paper argues with pictures of both (Figs. 4 and 5); :mod:`eadct.plotting` dr
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import torch
@@ -14,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..networks import INFERENCE_HEADROOM, available_memory_bytes, get_architecture
 from ._data import standardize
+from ._warn import warn_user
 
 #: What :meth:`InspectsNetwork.attention_maps` returns: the softmax weights, or the logits passed on (Eq. 1).
 MAP_KINDS = ("weights", "logits")
@@ -141,12 +141,10 @@ class InspectsNetwork:
 
 
 def _warn_pooled_tokens(owner: str, r: int) -> None:
-    warnings.warn(
+    warn_user(
         f"{owner} was fitted with attention_downsample={r}: the maps are over tokens that each average {r} "
         f"consecutive steps (a series of length L gives ceil(L / {r}) x ceil(L / {r}) maps). Fit with "
         "attention_downsample=1 for maps over single steps.",
-        UserWarning,
-        stacklevel=3,
     )
 
 

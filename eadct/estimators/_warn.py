@@ -1,0 +1,27 @@
+"""Warnings attributed to the user's line, not to eadct's or scikit-learn's internals."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+#: Modules whose frames a warning skips: eadct's own, and the libraries that call the estimators for the user
+#: (scikit-learn's cross-validation and scoring, joblib's workers, sktime's and aeon's wrappers).
+_INTERNAL = ("eadct", "sklearn", "joblib", "sktime", "aeon")
+
+
+def _internal(module: str) -> bool:
+    return module.split(".", 1)[0] in _INTERNAL
+
+
+def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` at the first frame outside eadct, scikit-learn, joblib, sktime and aeon.
+
+    So the warning names the user's line (``clf.fit(X, y)``, ``cross_val_score(...)``), and Python's default
+    filter, which shows a warning once per message and line, shows it once there instead of once per internal
+    call site.
+    """
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and _internal(frame.f_globals.get("__name__", "")):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
