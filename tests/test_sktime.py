@@ -1,0 +1,71 @@
+"""The sktime estimators (issue 17): sktime's own checks, evaluate, pipelines and every panel mtype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_unequal
+
+pytest.importorskip("sktime")
+from sktime.datatypes import convert_to  # noqa: E402
+from sktime.utils.estimator_checks import check_estimator  # noqa: E402
+
+import eadct  # noqa: E402
+from eadct.sktime import EADCTClassifier, EADCTRegressor  # noqa: E402
+
+TINY = EADCTClassifier.get_test_params()[0]
+
+
+@pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor])
+def test_sktime_check_estimator(cls):
+    check_estimator(cls, raise_exceptions=True)
+
+
+def test_same_hyperparameters_and_model_as_the_sklearn_estimators():
+    for ours, theirs in ((EADCTClassifier, eadct.EADCTClassifier), (EADCTRegressor, eadct.EADCTRegressor)):
+        assert ours().get_params() == theirs().get_params()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alhpa'"):
+        EADCTClassifier(alhpa=0.5)
+    assert EADCTClassifier(missing_values="interpolate").get_tag("capability:missing_values") is True
+    assert EADCTClassifier().get_tag("capability:missing_values") is False
+
+
+def test_every_panel_mtype_gives_the_numpy_predictions():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(16, 2, 10))
+    y = np.arange(16) % 2
+    X[y == 1, 0] += 1.5
+    clf = EADCTClassifier(**TINY).fit(X, y)
+    expected = clf.predict_proba(X)
+    for mtype in ("pd-multiindex", "nested_univ", "df-list", "numpy3D"):
+        np.testing.assert_allclose(clf.predict_proba(convert_to(X, to_type=mtype)), expected, atol=1e-6)
+    np.testing.assert_allclose(
+        EADCTClassifier(**TINY).fit(convert_to(X, to_type="pd-multiindex"), y).predict_proba(X), expected, atol=1e-6
+    )
+
+
+def test_evaluate_gives_finite_scores():
+    from sktime.classification.model_evaluation import evaluate
+    from sktime.datasets import load_basic_motions
+
+    X, y = load_basic_motions(split="train", return_type="numpy3D")
+    scores = evaluate(EADCTClassifier(**TINY), cv=2, X=X, y=y, error_score="raise")  # the issue's call
+    values = scores.filter(like="test_").select_dtypes("number").to_numpy()
+    assert values.size and np.all(np.isfinite(values))
+
+
+def test_classification_pipeline_on_unequal_lengths():
+    from sktime.transformations.series.exponent import ExponentTransformer
+
+    X, y, _ = make_unequal(n=16)
+    nested = convert_to(X_list_to_df(X), to_type="nested_univ")
+    pipe = ExponentTransformer(power=1) * EADCTClassifier(**TINY)
+    assert type(pipe).__name__ == "ClassifierPipeline"
+    assert pipe.fit(nested, y).predict(nested).shape == (16,)
+
+
+def X_list_to_df(X):
+    """A list of (C, L_i) arrays as sktime's df-list (one (L_i, C) DataFrame per series)."""
+    import pandas as pd
+
+    return [pd.DataFrame(x.T) for x in X]
