@@ -71,7 +71,28 @@ def _store_params(obj, sklearn_class, params: dict) -> None:
         setattr(obj, name, value)
 
 
-class EADCTClassifier(BaseClassifier):
+class _Delegating:
+    """``_fit``, ``_predict`` and the test settings of an sktime estimator around ``_sklearn_class``."""
+
+    _sklearn_class: type
+
+    def _finish_init(self) -> None:
+        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
+
+    def _fit(self, X, y):
+        self.estimator_ = self._sklearn_class(**self.get_params(deep=False)).fit(X, y)
+        return self
+
+    def _predict(self, X):
+        return self.estimator_.predict(X)
+
+    @classmethod
+    def get_test_params(cls, parameter_set="default"):
+        """Tiny settings for sktime's estimator checks."""
+        return [dict(p) for p in _TEST_PARAMS]
+
+
+class EADCTClassifier(_Delegating, BaseClassifier):
     """sktime classifier on the EA-DC-Transformer: :class:`eadct.EADCTClassifier` for sktime.
 
     Parameters
@@ -95,31 +116,20 @@ class EADCTClassifier(BaseClassifier):
     """
 
     _tags = {**_TAGS, "capability:predict_proba": True}
+    _sklearn_class = _SklearnClassifier
 
     def __init__(self, **params):
         _store_params(self, _SklearnClassifier, params)
         super().__init__()
-        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
+        self._finish_init()
 
     __init__.__signature__ = inspect.signature(_SklearnClassifier.__init__)
-
-    def _fit(self, X, y):
-        self.estimator_ = _SklearnClassifier(**self.get_params(deep=False)).fit(X, y)
-        return self
-
-    def _predict(self, X):
-        return self.estimator_.predict(X)
 
     def _predict_proba(self, X):
         return self.estimator_.predict_proba(X)
 
-    @classmethod
-    def get_test_params(cls, parameter_set="default"):
-        """Tiny settings for sktime's estimator checks."""
-        return [dict(p) for p in _TEST_PARAMS]
 
-
-class EADCTRegressor(BaseRegressor):
+class EADCTRegressor(_Delegating, BaseRegressor):
     """sktime regressor on the EA-DC-Transformer: :class:`eadct.EADCTRegressor` for sktime.
 
     Parameters
@@ -144,22 +154,11 @@ class EADCTRegressor(BaseRegressor):
     """
 
     _tags = dict(_TAGS)
+    _sklearn_class = _SklearnRegressor
 
     def __init__(self, **params):
         _store_params(self, _SklearnRegressor, params)
         super().__init__()
-        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
+        self._finish_init()
 
     __init__.__signature__ = inspect.signature(_SklearnRegressor.__init__)
-
-    def _fit(self, X, y):
-        self.estimator_ = _SklearnRegressor(**self.get_params(deep=False)).fit(X, y)
-        return self
-
-    def _predict(self, X):
-        return self.estimator_.predict(X)
-
-    @classmethod
-    def get_test_params(cls, parameter_set="default"):
-        """Tiny settings for sktime's estimator checks."""
-        return [dict(p) for p in _TEST_PARAMS]

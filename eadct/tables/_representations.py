@@ -90,10 +90,15 @@ def report_lines(table, results: dict, datasets: list) -> list[str]:
             cells.append(_cell(values))
         lines.append(f"| {d} | " + " | ".join(cells) + " |")
     if complete:
-        means = {m: np.mean([np.mean([r["value"] for r in wcd[(m, d)]]) for d in complete]) for m in models}
+        means = {m: np.mean([_mean(wcd, m, d) for d in complete]) for m in models}
         lines.append(f"| **average over {len(complete)} sets** | " + " | ".join(f"{means[m]:.3f}" for m in models))
     lines += [""] + _claim_lines(table, wcd, models, complete)
     return lines
+
+
+def _mean(wcd: dict, model: str, dataset: str) -> float:
+    """The mean normalised AvgWCD of ``model`` on ``dataset`` over its seeds."""
+    return float(np.mean([r["value"] for r in wcd[(model, dataset)]]))
 
 
 def _cell(values: list) -> str:
@@ -118,11 +123,7 @@ def _claim_lines(table, wcd: dict, models: list, complete: list) -> list[str]:
     ]
     for model in table.compare:
         for peer in (m for m in models if m != model):
-            diffs = [
-                (np.mean([r["value"] for r in wcd[(peer, d)]]) - np.mean([r["value"] for r in wcd[(model, d)]]))
-                / np.mean([r["value"] for r in wcd[(peer, d)]])
-                for d in complete
-            ]
+            diffs = [(_mean(wcd, peer, d) - _mean(wcd, model, d)) / _mean(wcd, peer, d) for d in complete]
             lines.append(f"| {model} | {peer} | {100 * np.mean(diffs):+.1f}% |")
     lines += ["", "Paired comparisons of the normalised AvgWCD (relative differences, lower is better):", ""]
     lines += paired_lines(models, list(table.compare), wcd, complete, "regression")
