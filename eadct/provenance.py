@@ -12,6 +12,8 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
+__all__ = ["PACKAGES", "cpu_name", "git_commit", "machine_info", "versions"]
+
 PACKAGES = ("eadct", "torch", "numpy", "scikit-learn", "sktime", "numba")
 
 

@@ -1,10 +1,21 @@
-"""Process-level settings that speed up training on CPU. Opt-in: they change the whole process."""
+"""CPU runtime settings: the torch threads of a call (:class:`TorchThreads`, the estimators' ``n_jobs``) and
+glibc's handling of freed memory (:func:`keep_freed_memory`, opt-in: it changes the whole process)."""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import os
+import time
+
+__all__ = [
+    "TorchThreads",
+    "available_cores",
+    "busy_cores",
+    "keep_freed_memory",
+    "keeps_freed_memory",
+    "resolve_threads",
+]
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_MAX = -4
@@ -53,3 +64,94 @@ def keeps_freed_memory() -> bool:
     faster than the blocked path on CPU (docs/long_series.md).
     """
     return _keeping or os.environ.get("MALLOC_MMAP_MAX_") == "0"
+
+
+# ---------------------------------------------------------------------------------------------- threads
+def available_cores() -> int:
+    """CPU cores this process may use: its affinity mask and any cgroup (container) quota, as
+    :func:`joblib.cpu_count` counts them."""
+    from joblib import cpu_count
+
+    return max(1, int(cpu_count()))
+
+
+def _own_running_threads() -> int:
+    running = 0
+    for stat in os.scandir("/proc/self/task"):
+        try:
+            with open(f"{stat.path}/stat") as fh:
+                running += fh.read().rpartition(")")[2].split()[0] == "R"
+        except (OSError, IndexError):
+            continue
+    return running
+
+
+def busy_cores() -> int | None:
+    """Threads of other processes that are running or waiting for a core now (Linux: ``procs_running``
+    of ``/proc/stat`` less this process's running threads; the least of three looks 1 ms apart, so that
+    a passing process does not count); None where the system does not say."""
+    seen = []
+    for i in range(3):
+        try:
+            with open("/proc/stat") as fh:
+                total = next(int(line.split()[1]) for line in fh if line.startswith("procs_running"))
+            seen.append(max(0, total - _own_running_threads()))
+        except (OSError, StopIteration, ValueError):
+            return None
+        if i < 2:
+            time.sleep(0.001)
+    return min(seen)
+
+
+def resolve_threads(n_jobs, limit: int) -> int:
+    """The torch threads for ``n_jobs`` (the estimators' parameter, joblib's meaning for ints).
+
+    None: the ``limit`` in force (``torch.get_num_threads()`` when the call started, which a
+    ``threadpoolctl.threadpool_limits`` block, ``OMP_NUM_THREADS``, a joblib worker's share or the caller's
+    ``torch.set_num_threads`` lowers), and no more than the cores that other processes leave idle (at least
+    1), so that a fit beside busy processes does not oversubscribe the machine. A positive int: that many;
+    -1: every available core; -2: all but one, and so on.
+    """
+    if n_jobs is None:
+        busy = busy_cores()
+        idle = available_cores() - (busy or 0)
+        return max(1, min(limit, idle))
+    if n_jobs < 0:
+        return max(1, available_cores() + 1 + n_jobs)
+    return int(n_jobs)
+
+
+class TorchThreads:
+    """Sets torch's intra-op threads for one call (``with TorchThreads(n_jobs) as threads:``) and restores
+    the process's count afterwards; ``threads.adapt()`` (before each epoch) follows the load again when
+    ``n_jobs`` is None. ``threads.used`` lists the counts set."""
+
+    def __init__(self, n_jobs=None):
+        self.n_jobs = n_jobs
+        self.used: list[int] = []
+
+    def __enter__(self) -> TorchThreads:
+        import torch
+
+        self._before = torch.get_num_threads()
+        self._current = self._before
+        self.adapt(force=True)
+        return self
+
+    def adapt(self, force: bool = False) -> None:
+        if self.n_jobs is not None and not force:
+            return
+        n = resolve_threads(self.n_jobs, self._before)
+        if n != self._current:
+            import torch
+
+            torch.set_num_threads(n)
+            self._current = n
+        if not self.used or self.used[-1] != n:
+            self.used.append(n)
+
+    def __exit__(self, *exc) -> None:
+        if self._current != self._before:
+            import torch
+
+            torch.set_num_threads(self._before)

@@ -30,7 +30,7 @@ _TAGS = {
     "capability:multivariate": True,
     "capability:unequal_length": True,
     "capability:missing_values": False,  # set per instance: True with missing_values="interpolate"
-    "capability:multithreading": False,
+    "capability:multithreading": True,  # n_jobs: torch threads (docs/threads.md)
 }
 
 #: Tiny settings for sktime's and our own checks (seconds per fit on a CPU).

@@ -74,7 +74,7 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eadct-datasets", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="the registry as a Markdown table")
@@ -89,7 +89,11 @@ def main(argv=None) -> int:
     )
     p_check.add_argument("names", nargs="*", help="datasets to check (default: the whole registry)")
     p_check.set_defaults(run=cmd_check)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
     return args.run(args)
 
 

@@ -24,7 +24,7 @@ from ..networks import (
     plan_training_memory,
     pooled_width,
 )
-from ..runtime import keeps_freed_memory
+from ..runtime import TorchThreads, keeps_freed_memory
 from ..training import Checkpointer, StageSettings, predict_outputs, train_two_stage
 from ._data import channel_statistics, fit_fingerprint, standardize, to_tensors
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
@@ -69,7 +69,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             return torch.bfloat16
         return None
 
-    def _stage_settings(self, max_epochs: int, device: torch.device, batch_size: int) -> StageSettings:
+    def _stage_settings(self, max_epochs: int, device: torch.device, batch_size: int, threads=None) -> StageSettings:
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
         kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else default_kwargs
@@ -86,6 +86,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             mask_ratio=self.mask_ratio,
             mask_length=self.mask_length,
             lr_schedule=self.lr_schedule,
+            before_epoch=None if threads is None else threads.adapt,
         )
 
     # ------------------------------------------------------------------ data
@@ -173,20 +174,22 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         k = getattr(self, "n_estimators", 1) if targets is not None else 1
         splits = member_splits(len(panel.lengths), k, self.validation_fraction, rng, stratify, owner)
         self.networks_, self.history_ = [], []
-        for member, (train_idx, valid_idx) in enumerate(splits):
-            data = self._training_data(panel, targets, extra, train_idx, valid_idx, device)
-            member_seed = seed + MEMBER_SEED_STEP * member
-            network, history, plan = self._train_member(data, n_outputs, device, member_seed,
-                                                        member_checkpointer(checkpointer, member, k))  # fmt: skip
-            self.networks_.append(network)
-            self.history_ += [{**r, "member": member} for r in history] if k > 1 else history
+        with TorchThreads(self.n_jobs) as threads:
+            for member, (train_idx, valid_idx) in enumerate(splits):
+                data = self._training_data(panel, targets, extra, train_idx, valid_idx, device)
+                ckpt = member_checkpointer(checkpointer, member, k)
+                network, history, plan = self._train_member(
+                    data, n_outputs, device, seed + MEMBER_SEED_STEP * member, ckpt, threads
+                )
+                self.networks_.append(network)
+                self.history_ += [{**r, "member": member} for r in history] if k > 1 else history
         self.network_, self.device_, self.memory_plan_ = self.networks_[0], str(device), plan
         self._network_spec = dict(
             n_channels=panel.n_channels, max_len=self.n_timepoints_, n_outputs=n_outputs, plan=plan
         )
         return self
 
-    def _train_member(self, data, n_outputs, device, seed, checkpointer):
+    def _train_member(self, data, n_outputs, device, seed, checkpointer, threads=None):
         """Build and train one network on ``data`` = (train, valid, pretrain) tensors."""
         train, valid, pre_train = data
         supervised = train.targets is not None
@@ -203,10 +206,12 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                 task=self._task if supervised else None,
                 pretrain_data=(pre_train, valid),
                 finetune_data=(train, valid),
-                pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size)
+                pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size, threads)
                 if pretrain_epochs
                 else None,
-                finetune_settings=self._stage_settings(self.max_epochs, device, batch_size) if supervised else None,
+                finetune_settings=self._stage_settings(self.max_epochs, device, batch_size, threads)
+                if supervised
+                else None,
                 generator=torch.Generator().manual_seed(seed + 1),
                 history=history,
                 checkpointer=checkpointer,
@@ -249,9 +254,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         # an ensemble averages its members' outputs; a representation is the first member's (not averaged)
         networks = [self.network_] if method == "represent" else getattr(self, "networks_", [self.network_])
         dtype = self._autocast_dtype(device)
-        outputs = [
-            predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64) for net in networks
-        ]
+        with TorchThreads(getattr(self, "n_jobs", None)):
+            outputs = [predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64)
+                       for net in networks]  # fmt: skip
         return combine_outputs(outputs, self._task if method == "forward" else None)
 
     def _warn_longer(self, longest: int) -> None:

@@ -76,7 +76,7 @@ def _split(n: int, fraction: float, rng: np.random.RandomState, stratify=None):
 
 def fit_fingerprint(params: dict, panel: Panel, targets, extra: Panel | None) -> str:
     """Hash of the result-changing parameters and the data: a checkpoint with another one is not resumed."""
-    shown = {k: repr(v) for k, v in params.items() if k not in ("verbose", "checkpoint_path", "device")}
+    shown = {k: repr(v) for k, v in params.items() if k not in ("verbose", "checkpoint_path", "device", "n_jobs")}
     h = hashlib.sha256(json.dumps(shown, sort_keys=True).encode())
     arrays = (panel.values, panel.lengths, targets) + ((extra.values, extra.lengths) if extra is not None else ())
     for arr in arrays:

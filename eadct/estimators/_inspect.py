@@ -12,6 +12,7 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from ..networks import INFERENCE_HEADROOM, available_memory_bytes, get_architecture
+from ..runtime import TorchThreads
 from ._data import standardize
 from ._warn import warn_user
 
@@ -92,7 +93,7 @@ class InspectsNetwork:
         was_training = encoder.training
         encoder.eval()
         try:
-            with torch.no_grad():
+            with torch.no_grad(), TorchThreads(getattr(self, "n_jobs", None)):
                 return [self._series_maps(encoder, values[i, :n], chosen, kind, device)
                         for i, n in enumerate(panel.lengths)]  # fmt: skip
         finally:

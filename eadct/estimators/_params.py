@@ -184,6 +184,19 @@ _OTHER = {
         "",
         '{"auto", "cpu", "cuda", ...} or torch.device, default="auto"\n    "auto" takes CUDA when available.',
     ),
+    "n_jobs": Param(
+        None,
+        _none_or(lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
+        "None or a non-zero int",
+        "int or None, default=None\n"
+        "    CPU threads of torch in fit, predict and transform, set for the call and restored after (the\n"
+        "    process's count is never left changed). None: at most the limit in force when the call starts\n"
+        "    (``torch.get_num_threads()``, which ``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS`` and a\n"
+        "    joblib worker's share lower) and at most the cores other processes leave idle, checked again\n"
+        "    before every epoch, so a fit beside busy processes does not oversubscribe the CPU. An int:\n"
+        "    joblib's meaning (k threads; -1 all cores; -2 all but one). Results can differ in the last\n"
+        "    float digits between thread counts: fix ``n_jobs`` for bit-identical refits (docs/threads.md).",
+    ),
     "precision": Param(
         "auto",
         lambda v: v in PRECISIONS,
@@ -262,6 +275,7 @@ SUPERVISED = (
     "clip_grad_norm",
     "missing_values",
     "device",
+    "n_jobs",
     "precision",
     "memory_guard",
     "checkpoint_path",
@@ -309,7 +323,8 @@ FITTED_DOC = """\
         The per-channel standardisation learnt in fit.
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
-        One record per epoch: stage, epoch, train_loss, valid_loss (valid_accuracy), best, time_s.
+        One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
+        (valid_accuracy), best, time_s.
     memory_plan_ : dict
         Settings the memory guard changed (``memory_guard="auto"``); empty when none.
     device_ : str

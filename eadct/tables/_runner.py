@@ -101,7 +101,9 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     predict_s = time.perf_counter() - t0
     n_params = int(sum(p.numel() for p in est.network_.parameters()))
     epochs = {s: sum(r["stage"] == s for r in est.history_) for s in ("pretrain", "finetune")}
-    hyper = {k: v for k, v in est.get_params().items() if k not in ("verbose", "checkpoint_path", "optimizer")}
+    hyper = {
+        k: v for k, v in est.get_params().items() if k not in ("verbose", "checkpoint_path", "optimizer", "n_jobs")
+    }
     ckpt.unlink(missing_ok=True)
     return est, pred, fit_s, predict_s, n_params, hyper, est.device_, epochs
 

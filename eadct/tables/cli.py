@@ -12,6 +12,7 @@ DEFAULT_OUT = "results/tables"
 
 
 def _threads(n):
+    """``--threads``: the limit the estimators' ``n_jobs=None`` respects (eadct.runtime.resolve_threads)."""
     if n:
         import torch
 
@@ -34,7 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--models", nargs="+", help="only these models of the table")
     run.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
     run.add_argument("--download", action="store_true", help="download datasets that are not on disk")
-    run.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    run.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="at most this many torch threads per fit (default: the cores other processes leave idle)",
+    )
     run.add_argument("--no-keep-freed-memory", action="store_true", help="do not apply eadct.runtime.keep_freed_memory")
 
     rep = sub.add_parser("report", help="write the Markdown + PNG report of a table from its results")

@@ -46,6 +46,9 @@ class StageSettings:
         Pretraining only: share of the values masked and mean length of a masked run.
     lr_schedule : {"constant", "cosine"}
         ``"cosine"``: the learning rate of epoch e (from 0) is ``lr * (1 + cos(pi * e / max_epochs)) / 2``.
+    before_epoch : callable or None
+        Called before every epoch (the estimators follow the machine's load with it,
+        :class:`eadct.runtime.TorchThreads`).
     """
 
     max_epochs: int
@@ -60,6 +63,7 @@ class StageSettings:
     mask_ratio: float = 0.15
     mask_length: float = 3.0
     lr_schedule: str = "constant"
+    before_epoch: Callable[[], None] | None = None
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""
@@ -131,9 +135,11 @@ def run_stage(
     for epoch in epochs:
         if patience is not None and progress.bad_epochs >= patience:
             break
+        if settings.before_epoch is not None:
+            settings.before_epoch()
         tic = time.perf_counter()
         loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
-        record = {"stage": name, "epoch": epoch + 1, "train_loss": loss}
+        record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
         key = (record["train_loss"],)
         if valid is not None and len(valid) and evaluate is not None:
             network.eval()
