@@ -9,11 +9,10 @@ or to a nested DataFrame for unequal ones, both of which the scikit-learn estima
 
 from __future__ import annotations
 
-import inspect
-
 from sktime.classification.base import BaseClassifier
 from sktime.regression.base import BaseRegressor
 
+from .delegation import TEST_PARAMS, delegated_signature, store_params
 from .estimators import EADCTClassifier as _SklearnClassifier
 from .estimators import EADCTRegressor as _SklearnRegressor
 
@@ -32,43 +31,6 @@ _TAGS = {
     "capability:missing_values": False,  # set per instance: True with missing_values="interpolate"
     "capability:multithreading": True,  # n_jobs: torch threads (docs/threads.md)
 }
-
-#: Tiny settings for sktime's and our own checks (seconds per fit on a CPU).
-_TEST_PARAMS = [
-    dict(
-        d_model=8,
-        n_heads=2,
-        n_blocks=1,
-        d_ff=8,
-        attention_ratio=0.5,
-        max_epochs=1,
-        pretrain_epochs=1,
-        batch_size=16,
-        device="cpu",
-        random_state=0,
-    ),  # fmt: skip
-    dict(
-        architecture="transformer",
-        d_model=8,
-        n_heads=2,
-        n_blocks=1,
-        d_ff=8,
-        max_epochs=1,
-        pretrain_epochs=0,
-        pooling="mean",
-        batch_size=16,
-        device="cpu",
-        random_state=1,
-        missing_values="interpolate",
-    ),  # fmt: skip
-]
-
-
-def _store_params(obj, sklearn_class, params: dict) -> None:
-    """Set every hyperparameter of ``sklearn_class`` on ``obj``: ``params`` or the default, checked by the
-    scikit-learn class itself (unknown names are a TypeError there), so the definitions live in one place."""
-    for name, value in sklearn_class(**params).get_params(deep=False).items():
-        setattr(obj, name, value)
 
 
 class _Delegating:
@@ -89,7 +51,7 @@ class _Delegating:
     @classmethod
     def get_test_params(cls, parameter_set="default"):
         """Tiny settings for sktime's estimator checks."""
-        return [dict(p) for p in _TEST_PARAMS]
+        return [dict(p) for p in TEST_PARAMS]
 
 
 class EADCTClassifier(_Delegating, BaseClassifier):
@@ -119,11 +81,11 @@ class EADCTClassifier(_Delegating, BaseClassifier):
     _sklearn_class = _SklearnClassifier
 
     def __init__(self, **params):
-        _store_params(self, _SklearnClassifier, params)
+        store_params(self, _SklearnClassifier, params)
         super().__init__()
         self._finish_init()
 
-    __init__.__signature__ = inspect.signature(_SklearnClassifier.__init__)
+    __init__.__signature__ = delegated_signature(_SklearnClassifier)
 
     def _predict_proba(self, X):
         return self.estimator_.predict_proba(X)
@@ -157,8 +119,8 @@ class EADCTRegressor(_Delegating, BaseRegressor):
     _sklearn_class = _SklearnRegressor
 
     def __init__(self, **params):
-        _store_params(self, _SklearnRegressor, params)
+        store_params(self, _SklearnRegressor, params)
         super().__init__()
         self._finish_init()
 
-    __init__.__signature__ = inspect.signature(_SklearnRegressor.__init__)
+    __init__.__signature__ = delegated_signature(_SklearnRegressor)

@@ -106,8 +106,20 @@ def test_shell_commands_exist_and_parse(page, capsys):
                 _check_command(words)
 
 
-PUBLIC_MODULES = ["eadct", "eadct.sktime", "eadct.metrics", "eadct.plotting", "eadct.datasets", "eadct.runtime",
-                  "eadct.networks", "eadct.training", "eadct.tables", "eadct.provenance"]  # fmt: skip
+PUBLIC_MODULES = [
+    "eadct",
+    "eadct.sktime",
+    "eadct.aeon",
+    "eadct.delegation",
+    "eadct.metrics",
+    "eadct.plotting",
+    "eadct.datasets",
+    "eadct.runtime",
+    "eadct.networks",
+    "eadct.training",
+    "eadct.tables",
+    "eadct.provenance",
+]
 
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)

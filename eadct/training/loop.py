@@ -122,13 +122,7 @@ def run_stage(
     checkpoint) ends with exactly the weights of an uninterrupted one.
     """
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
-    progress = _Progress()
-    if resume is not None:
-        network.load_state_dict(resume["network"])
-        optimizer.load_state_dict(resume["optimizer"])
-        progress = _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"])
-        history[:] = resume["history"]
-        set_rng_state(generator, resume["rng"])
+    progress = _Progress() if resume is None else _resume(resume, network, optimizer, generator, history)
     patience = settings.n_iter_no_change
     epochs = tqdm(range(progress.epoch, settings.max_epochs), desc=name, disable=not settings.verbose,
                   initial=progress.epoch, total=settings.max_epochs, leave=True)  # fmt: skip
@@ -162,6 +156,15 @@ def run_stage(
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _resume(resume: dict, network, optimizer, generator, history: list[dict]) -> _Progress:
+    """Put the network, optimizer, generators and history back to a checkpoint's; its progress."""
+    network.load_state_dict(resume["network"])
+    optimizer.load_state_dict(resume["optimizer"])
+    history[:] = resume["history"]
+    set_rng_state(generator, resume["rng"])
+    return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"])
 
 
 def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:

@@ -1,0 +1,59 @@
+"""What the sktime and aeon estimators (:mod:`eadct.sktime`, :mod:`eadct.aeon`) share: they wrap the
+scikit-learn estimators of :mod:`eadct` in another framework's base class without restating a hyperparameter.
+
+Their ``__init__`` takes the scikit-learn class's hyperparameters (its signature, with a framework's own
+defaults where its conventions differ), stores them through the scikit-learn class (which checks the names),
+and ``fit`` builds and fits one scikit-learn estimator from ``get_params``.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+__all__ = ["TEST_PARAMS", "delegated_signature", "store_params"]
+
+#: Tiny settings for the frameworks' estimator checks (seconds per fit on a CPU): EA-DC with pretraining,
+#: and a Transformer with mean pooling, no pretraining and interpolated missing values.
+TEST_PARAMS = (
+    dict(
+        d_model=8,
+        n_heads=2,
+        n_blocks=1,
+        d_ff=8,
+        attention_ratio=0.5,
+        max_epochs=1,
+        pretrain_epochs=1,
+        batch_size=16,
+        device="cpu",
+        random_state=0,
+    ),  # fmt: skip
+    dict(
+        architecture="transformer",
+        d_model=8,
+        n_heads=2,
+        n_blocks=1,
+        d_ff=8,
+        max_epochs=1,
+        pretrain_epochs=0,
+        pooling="mean",
+        batch_size=16,
+        device="cpu",
+        random_state=1,
+        missing_values="interpolate",
+    ),  # fmt: skip
+)
+
+
+def store_params(obj, sklearn_class, params: dict, **own_defaults) -> None:
+    """Set every hyperparameter of ``sklearn_class`` on ``obj``: ``params``, else ``own_defaults``, else the
+    class's default, checked by the scikit-learn class itself (an unknown name is its TypeError)."""
+    for name, value in sklearn_class(**{**own_defaults, **params}).get_params(deep=False).items():
+        setattr(obj, name, value)
+
+
+def delegated_signature(sklearn_class, **own_defaults) -> inspect.Signature:
+    """The ``__init__`` signature of ``sklearn_class`` with ``own_defaults`` replacing its defaults."""
+    sig = inspect.signature(sklearn_class.__init__)
+    return sig.replace(
+        parameters=[p.replace(default=own_defaults.get(n, p.default)) for n, p in sig.parameters.items()]
+    )
