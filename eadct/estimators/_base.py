@@ -216,6 +216,13 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                 history=history,
                 checkpointer=checkpointer,
             )
+        for r in history:
+            if r.get("non_finite"):
+                warn_user(
+                    f"The {r['stage']} loss became {r['train_loss']} in epoch {r['epoch']}; the stage stopped there "
+                    f"and kept its best earlier epoch. Lower the learning rate (lr={self.lr:g}) or look for extreme "
+                    "values in X."
+                )
         return network.eval(), history, plan
 
     def _training_data(self, panel, targets, extra, train_idx, valid_idx, device):

@@ -324,7 +324,9 @@ FITTED_DOC = """\
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
         One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
-        (valid_accuracy), best, time_s.
+        (valid_accuracy), best, time_s. An epoch whose training loss was NaN or inf is recorded with
+        ``non_finite=True``: its stage stopped there and kept its best earlier epoch, with a warning (no such
+        epoch: a FloatingPointError).
     memory_plan_ : dict
         Settings the memory guard changed (``memory_guard="auto"``); empty when none.
     device_ : str

@@ -133,6 +133,9 @@ def run_stage(
             settings.before_epoch()
         tic = time.perf_counter()
         loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
+        if not math.isfinite(loss):
+            history.append(_non_finite(name, epoch, loss, progress, settings))
+            break
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
         key = (record["train_loss"],)
         if valid is not None and len(valid) and evaluate is not None:
@@ -156,6 +159,18 @@ def run_stage(
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _non_finite(name: str, epoch: int, loss: float, progress: _Progress, settings: StageSettings) -> dict:
+    """The record of an epoch whose loss was NaN or inf: the stage stops there and keeps its best earlier epoch;
+    a FloatingPointError naming the epoch and the likely fixes when no earlier epoch had a finite loss."""
+    if progress.best_state is None:
+        raise FloatingPointError(
+            f"The {name} loss became {loss} in epoch {epoch + 1}, before any epoch had a finite loss, so there are "
+            f"no weights to keep. Lower the learning rate (lr={settings.lr:g}), keep clip_grad_norm set "
+            f"(now {settings.clip_grad_norm}), or look for extreme values in X."
+        )
+    return {"stage": name, "epoch": epoch + 1, "train_loss": loss, "non_finite": True, "best": False}
 
 
 def _resume(resume: dict, network, optimizer, generator, history: list[dict]) -> _Progress:
