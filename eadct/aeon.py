@@ -13,7 +13,7 @@ from __future__ import annotations
 from aeon.classification.base import BaseClassifier
 from aeon.regression.base import BaseRegressor
 
-from .delegation import TEST_PARAMS, delegated_signature, store_params
+from .delegation import TEST_PARAMS, Delegating, delegated_signature
 from .estimators import EADCTClassifier as _SklearnClassifier
 from .estimators import EADCTRegressor as _SklearnRegressor
 
@@ -31,26 +31,17 @@ _TAGS = {
 _AEON_DEFAULTS = {"n_jobs": 1}
 
 
-class _Delegating:
-    """``_fit``, ``_predict`` and the test settings of an aeon estimator around ``_sklearn_class``."""
+class _Delegating(Delegating):
+    """The shared delegation (:class:`eadct.delegation.Delegating`) with aeon's defaults, ``_n_jobs`` and test
+    settings."""
 
-    _sklearn_class: type
-
-    def _store(self, params: dict) -> None:
-        store_params(self, self._sklearn_class, params, **_AEON_DEFAULTS)
-
-    def _finish_init(self) -> None:
-        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
+    _own_defaults = _AEON_DEFAULTS
 
     def _fit(self, X, y):
         from aeon.utils.validation import check_n_jobs
 
         self._n_jobs = check_n_jobs(self.n_jobs)
-        self.estimator_ = self._sklearn_class(**self.get_params(deep=False)).fit(X, y)
-        return self
-
-    def _predict(self, X):
-        return self.estimator_.predict(X)
+        return super()._fit(X, y)
 
     @classmethod
     def _get_test_params(cls, parameter_set="default"):

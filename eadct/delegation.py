@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-__all__ = ["TEST_PARAMS", "delegated_signature", "store_params"]
+__all__ = ["Delegating", "TEST_PARAMS", "delegated_signature", "store_params"]
 
 #: Tiny settings for the frameworks' estimator checks (seconds per fit on a CPU): EA-DC with pretraining,
 #: and a Transformer with mean pooling, no pretraining and interpolated missing values.
@@ -57,3 +57,25 @@ def delegated_signature(sklearn_class, **own_defaults) -> inspect.Signature:
     return sig.replace(
         parameters=[p.replace(default=own_defaults.get(n, p.default)) for n, p in sig.parameters.items()]
     )
+
+
+class Delegating:
+    """Mixin of an sktime or aeon estimator around ``_sklearn_class``: ``__init__`` stores the hyperparameters
+    (``_own_defaults`` first), ``_fit`` fits one scikit-learn estimator in ``estimator_`` and the predictions
+    ask it. The missing-values tag follows ``missing_values`` per instance."""
+
+    _sklearn_class: type
+    _own_defaults: dict = {}
+
+    def _store(self, params: dict) -> None:
+        store_params(self, self._sklearn_class, params, **self._own_defaults)
+
+    def _finish_init(self) -> None:
+        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
+
+    def _fit(self, X, y):
+        self.estimator_ = self._sklearn_class(**self.get_params(deep=False)).fit(X, y)
+        return self
+
+    def _predict(self, X):
+        return self.estimator_.predict(X)

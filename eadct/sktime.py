@@ -12,7 +12,7 @@ from __future__ import annotations
 from sktime.classification.base import BaseClassifier
 from sktime.regression.base import BaseRegressor
 
-from .delegation import TEST_PARAMS, delegated_signature, store_params
+from .delegation import TEST_PARAMS, Delegating, delegated_signature
 from .estimators import EADCTClassifier as _SklearnClassifier
 from .estimators import EADCTRegressor as _SklearnRegressor
 
@@ -33,20 +33,8 @@ _TAGS = {
 }
 
 
-class _Delegating:
-    """``_fit``, ``_predict`` and the test settings of an sktime estimator around ``_sklearn_class``."""
-
-    _sklearn_class: type
-
-    def _finish_init(self) -> None:
-        self.set_tags(**{"capability:missing_values": self.missing_values == "interpolate"})
-
-    def _fit(self, X, y):
-        self.estimator_ = self._sklearn_class(**self.get_params(deep=False)).fit(X, y)
-        return self
-
-    def _predict(self, X):
-        return self.estimator_.predict(X)
+class _Delegating(Delegating):
+    """The shared delegation (:class:`eadct.delegation.Delegating`) with sktime's test settings."""
 
     @classmethod
     def get_test_params(cls, parameter_set="default"):
@@ -81,7 +69,7 @@ class EADCTClassifier(_Delegating, BaseClassifier):
     _sklearn_class = _SklearnClassifier
 
     def __init__(self, **params):
-        store_params(self, _SklearnClassifier, params)
+        self._store(params)
         super().__init__()
         self._finish_init()
 
@@ -119,7 +107,7 @@ class EADCTRegressor(_Delegating, BaseRegressor):
     _sklearn_class = _SklearnRegressor
 
     def __init__(self, **params):
-        store_params(self, _SklearnRegressor, params)
+        self._store(params)
         super().__init__()
         self._finish_init()
 
