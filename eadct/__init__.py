@@ -14,15 +14,19 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 _ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "PAPER_CONFIGURATION")
-__all__ = [*_ESTIMATORS, "__version__"]
+_PERSISTENCE = ("save", "load")
+__all__ = [*_ESTIMATORS, *_PERSISTENCE, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .estimators import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation  # noqa: F401
+    from .persistence import load, save  # noqa: F401
 
 
 def __getattr__(name: str):
     if name in _ESTIMATORS:
         return getattr(importlib.import_module(".estimators", __name__), name)
+    if name in _PERSISTENCE:
+        return getattr(importlib.import_module(".persistence", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

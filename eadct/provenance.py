@@ -12,9 +12,23 @@ from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["PACKAGES", "cpu_name", "git_commit", "machine_info", "versions"]
+__all__ = [
+    "PACKAGES",
+    "VERSIONS_KEY",
+    "VERSIONS_OF",
+    "cpu_name",
+    "git_commit",
+    "machine_info",
+    "model_versions",
+    "versions",
+    "InconsistentVersionWarning",
+    "warn_if_other_version",
+]
 
 PACKAGES = ("eadct", "torch", "numpy", "scikit-learn", "sktime", "numba")
+#: Entries of a saved estimator's or checkpoint's state that are not attributes: the :func:`model_versions`
+#: that wrote it, and (on load) the file it was read from, for messages.
+VERSIONS_KEY, VERSIONS_OF = "_eadct_versions", "_eadct_file"
 
 
 @lru_cache(maxsize=1)
@@ -75,3 +89,42 @@ def machine_info(device: str | None = None) -> dict:
     if device is not None and str(device).startswith("cuda"):
         info["gpu"] = torch.cuda.get_device_name(torch.device(device))
     return info
+
+
+class InconsistentVersionWarning(UserWarning):
+    """A model or checkpoint written by another eadct version was read (check its predictions, or refit)."""
+
+
+def model_versions() -> dict:
+    """The versions a saved model or checkpoint records: eadct, torch, scikit-learn and numpy.
+
+    A package's ``__version__`` when it is imported (a checkout that is not installed names its own), else its
+    installed version; nothing is imported (``eadct.training`` stays free of scikit-learn).
+    """
+    import sys
+
+    from . import __version__
+
+    out = {"eadct": __version__}
+    for module, dist in (("torch", "torch"), ("sklearn", "scikit-learn"), ("numpy", "numpy")):
+        loaded = sys.modules.get(module)
+        try:
+            out[dist] = str(loaded.__version__) if loaded is not None else metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def warn_if_other_version(versions: dict | None, what: str) -> None:
+    """An :class:`InconsistentVersionWarning` when ``versions`` (recorded with a file) name another eadct;
+    nothing when the file recorded none (files written before versions were recorded)."""
+    written, here = (versions or {}).get("eadct"), model_versions()["eadct"]
+    if written is not None and written != here:
+        import warnings
+
+        warnings.warn(
+            f"{what} was written by eadct {written} and is read by eadct {here}; it loaded, but check its "
+            "predictions, or refit with this version.",
+            InconsistentVersionWarning,
+            stacklevel=3,
+        )

@@ -110,6 +110,7 @@ PUBLIC_MODULES = [
     "eadct",
     "eadct.sktime",
     "eadct.aeon",
+    "eadct.persistence",
     "eadct.delegation",
     "eadct.metrics",
     "eadct.plotting",

@@ -167,9 +167,11 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         self.channel_mean_, self.channel_std_ = channel_statistics(panel)
 
         fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
-        saved = Checkpointer(self.checkpoint_path, fingerprint).load() if fingerprint else None
+        saved = Checkpointer(self.checkpoint_path, fingerprint, warn=warn_user).load() if fingerprint else None
         seed = saved["seed"] if saved else int(check_random_state(self.random_state).randint(2**31 - 1))
-        checkpointer = Checkpointer(self.checkpoint_path, fingerprint, {"seed": seed}) if fingerprint else None
+        checkpointer = (
+            Checkpointer(self.checkpoint_path, fingerprint, {"seed": seed}, warn_user) if fingerprint else None
+        )
         rng, owner = np.random.RandomState(seed), type(self).__name__
         k = getattr(self, "n_estimators", 1) if targets is not None else 1
         splits = member_splits(len(panel.lengths), k, self.validation_fraction, rng, stratify, owner)

@@ -50,7 +50,8 @@ def member_checkpointer(checkpointer: Checkpointer | None, member: int, k: int) 
     if checkpointer is None or member == 0:
         return checkpointer
     path = Path(checkpointer.path)
-    return Checkpointer(path.with_name(f"{path.name}.member{member}"), checkpointer.fingerprint, checkpointer.extra)
+    name = path.with_name(f"{path.name}.member{member}")
+    return Checkpointer(name, checkpointer.fingerprint, checkpointer.extra, checkpointer.warn)
 
 
 def combine_outputs(outputs: list[np.ndarray], task: str | None) -> np.ndarray:

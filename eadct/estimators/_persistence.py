@@ -1,9 +1,11 @@
-"""Pickling of fitted estimators: the networks' weights as CPU tensors, rebuilt on load."""
+"""The state of an estimator as pickle and :func:`eadct.save` store it: the networks' weights as CPU tensors
+(rebuilt on load) and the versions that wrote it."""
 
 from __future__ import annotations
 
 import torch
 
+from ..provenance import VERSIONS_KEY, VERSIONS_OF, model_versions, warn_if_other_version
 from ._params import RENAMED
 
 
@@ -18,9 +20,12 @@ class PicklesWeights:
             weights = lambda net: {k: v.detach().cpu() for k, v in net.state_dict().items()}  # noqa: E731
             state["network_"] = weights(self.network_)
             state["networks_"] = [weights(net) for net in self.networks_[1:]]  # the members after the first
+        state[VERSIONS_KEY] = model_versions()
         return state
 
     def __setstate__(self, state):
+        state = dict(state)
+        versions, source = state.pop(VERSIONS_KEY, None), state.pop(VERSIONS_OF, "This pickled estimator")
         _upgrade_state(state)
         weights = state.get("network_")
         self.__dict__.update(state)
@@ -35,6 +40,7 @@ class PicklesWeights:
                 network.load_state_dict(member)
                 self.networks_.append(network.to(device).eval())
             self.network_ = self.networks_[0]
+        warn_if_other_version(versions, source)
 
 
 def _upgrade_state(state: dict) -> None:
