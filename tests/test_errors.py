@@ -115,3 +115,52 @@ def test_continuous_target_for_classifier(panel):
     X, _ = panel
     with pytest.raises(ValueError, match="Unknown label type"):
         EADCTClassifier(**TINY).fit(X, np.linspace(0, 1, len(X)))
+
+
+# --- what the fuzz tests (test_fuzz.py) found; each was another exception or a silent NaN before ---------------
+def test_values_far_outside_the_training_data_are_named_not_predicted_as_nan(fitted_classifier, panel):
+    X = panel[0][:2].copy()
+    X[1, 0, :] = 3e37  # finite in float32, but overflows the network after standardising
+    with pytest.raises(ValueError, match=r"outputs for 1 series \(X\[1\] first\) are not finite.*standard deviations"):
+        fitted_classifier.predict(X)
+
+
+def test_values_beyond_float32_are_refused(panel):
+    X, y = panel
+    X = X.copy()
+    X[0, 0, 0] = 1.5e154  # was a FloatingPointError (NaN loss in epoch 1)
+    with pytest.raises(ValueError, match="beyond the float32 range"):
+        EADCTClassifier(**TINY).fit(X, y)
+
+
+def test_multiindex_frame_is_read_as_instance_and_time(fitted_classifier, panel):
+    import pandas as pd
+
+    X = panel[0][:4]
+    rows = [(i, t) for i in range(4) for t in range(X.shape[2])]
+    frame = pd.DataFrame(
+        X.transpose(0, 2, 1).reshape(-1, X.shape[1]), index=pd.MultiIndex.from_tuples(rows, names=["instance", "time"])
+    )  # was read as 4 * 24 series of one step
+    np.testing.assert_allclose(fitted_classifier.predict_proba(frame), fitted_classifier.predict_proba(X), atol=1e-6)
+    with pytest.raises(ValueError, match="3-level MultiIndex"):
+        fitted_classifier.predict(frame.set_index(frame.index.get_level_values(0), append=True))
+
+
+@pytest.mark.parametrize(
+    "labels,error,message",
+    [
+        (["a", 0, None], ValueError, r"10 missing label\(s\) \(None or NaN\), the first at y\[2\]"),
+        (["a", 0, 1], TypeError, r"mixes label types \['int', 'str'\]"),  # was numpy's "'<' not supported"
+    ],
+)
+def test_missing_and_mixed_labels_are_named(panel, labels, error, message):
+    X, _ = panel
+    y = np.array((labels * 10)[: len(X)], dtype=object)
+    with pytest.raises(error, match=message):
+        EADCTClassifier(**TINY).fit(X, y)
+
+
+def test_regression_targets_that_overflow_are_refused(panel):
+    X, _ = panel
+    with pytest.raises(ValueError, match="too large to standardise"):  # was a NaN loss, or NaN predictions
+        EADCTRegressor(**TINY).fit(X, np.full(len(X), 1.5e307))

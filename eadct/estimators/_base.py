@@ -26,7 +26,7 @@ from ..networks import (
 )
 from ..runtime import TorchThreads, keeps_freed_memory
 from ..training import Checkpointer, StageSettings, predict_outputs, train_two_stage
-from ._data import channel_statistics, fit_fingerprint, standardize, to_tensors
+from ._data import channel_statistics, check_finite_outputs, fit_fingerprint, standardize, to_tensors
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
@@ -252,7 +252,8 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         if longest > self.n_timepoints_:
             self._warn_longer(longest)
         device = torch.device(self.device_)
-        data = to_tensors(panel, standardize(panel, self.channel_mean_, self.channel_std_), device)
+        standardized = standardize(panel, self.channel_mean_, self.channel_std_)
+        data = to_tensors(panel, standardized, device)
         chunk = inference_batch_size(
             self._encoder_config(self.n_channels_, self.n_timepoints_, self.memory_plan_),
             attention=get_architecture(self.architecture).attention,
@@ -266,7 +267,8 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         with TorchThreads(getattr(self, "n_jobs", None)):
             outputs = [predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64)
                        for net in networks]  # fmt: skip
-        return combine_outputs(outputs, self._task if method == "forward" else None)
+        combined = combine_outputs(outputs, self._task if method == "forward" else None)
+        return check_finite_outputs(combined, standardized, type(self).__name__)
 
     def _warn_longer(self, longest: int) -> None:
         n = self.n_timepoints_

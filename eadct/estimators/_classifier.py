@@ -59,8 +59,8 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         panel = self._start_supervised_fit(X, y)
         y = column_or_1d(y, warn=True)
         self._check_n_samples(panel, y)
+        classes, encoded = _unique_labels(y, type(self).__name__)  # before sklearn's check, which sorts y too
         check_classification_targets(y)
-        classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
                 f"{type(self).__name__} needs at least 2 classes in y, but only one class ({classes[0]!r}) is present."
@@ -84,3 +84,22 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         """Most probable class, shape (n_samples,)."""
         logits = self._forward(X)
         return self.classes_[np.argmax(logits, axis=1)]
+
+
+def _unique_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)``, with errors that name missing or mixed labels."""
+    if y.dtype == object:
+        missing = [i for i, v in enumerate(y) if v is None or (isinstance(v, float) and np.isnan(v))]
+        if missing:
+            raise ValueError(
+                f"{owner}: y has {len(missing)} missing label(s) (None or NaN), the first at y[{missing[0]}]; drop "
+                "those series or give them a label."
+            )
+    try:
+        return np.unique(y, return_inverse=True)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in y})
+        raise TypeError(
+            f"{owner}: y mixes label types {kinds}, which cannot be ordered; use one type for all labels "
+            "(for example y.astype(str))."
+        ) from None

@@ -33,6 +33,22 @@ def standardize(panel: Panel, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
+def check_finite_outputs(outputs: np.ndarray, standardized: np.ndarray, owner: str) -> np.ndarray:
+    """``outputs`` (one row per series) if all are finite; else a ValueError naming the series and how far
+    their values lie from the training data (float32 overflows in the network), never NaN predictions."""
+    bad = np.flatnonzero(~np.isfinite(outputs.reshape(len(outputs), -1)).all(axis=1))
+    if len(bad) == 0:
+        return outputs
+    reach = float(np.nanmax(np.abs(standardized[bad]))) if standardized[bad].size else 0.0
+    why = (
+        f"their values reach {reach:.3g} training standard deviations from the channel means, which overflows "
+        "the network's float32 arithmetic; check their units and scale against the training data"
+        if reach > 1e3
+        else "the fitted network itself gives non-finite outputs; refit it (see docs/training.md on non-finite losses)"
+    )
+    raise ValueError(f"{owner}: the outputs for {len(bad)} series (X[{int(bad[0])}] first) are not finite: {why}.")
+
+
 def to_tensors(panel: Panel, values: np.ndarray, device, targets=None) -> SeriesTensors:
     """The standardised ``values`` of ``panel`` (and ``targets``) on ``device``."""
     y = None if targets is None else torch.as_tensor(targets).to(device)

@@ -11,8 +11,12 @@ import scipy.sparse as sp
 INPUT_HELP = (
     "Pass a numpy array of shape (n_samples, n_channels, n_timepoints), a 2D array "
     "(n_samples, n_timepoints) for univariate series, a list of (n_channels, length_i) "
-    "arrays, or an sktime nested pandas DataFrame."
+    "arrays, an sktime nested pandas DataFrame, or a pandas DataFrame with an (instance, time) MultiIndex."
 )
+
+
+#: The networks compute in float32; larger input values cannot be represented.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 @dataclass
@@ -58,6 +62,8 @@ def _is_nested(df: pd.DataFrame) -> bool:
 def _series_list(X) -> list[np.ndarray] | np.ndarray:
     """Return a 3D float array (equal length) or a list of ``(C, L_i)`` float arrays."""
     if isinstance(X, pd.DataFrame):
+        if isinstance(X.index, pd.MultiIndex):
+            return _multiindex_series(X)
         if _is_nested(X):
             return [
                 np.stack([_as_float(cell, "a cell of the nested DataFrame") for cell in row])
@@ -86,6 +92,17 @@ def _series_list(X) -> list[np.ndarray] | np.ndarray:
         return arr
     hint = " Reshape your data: a single series as (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
     raise ValueError(f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}")
+
+
+def _multiindex_series(X: pd.DataFrame) -> list[np.ndarray]:
+    """sktime's pd-multiindex: rows indexed by (instance, time), a column per channel; instances in the order
+    they first appear."""
+    if X.index.nlevels != 2:
+        raise ValueError(
+            f"X is a DataFrame with a {X.index.nlevels}-level MultiIndex; eadct reads two levels, (instance, time), "
+            f"one column per channel (sktime's pd-multiindex). {INPUT_HELP}"
+        )
+    return [_as_float(group, f"instance {key!r} of X").T for key, group in X.groupby(level=0, sort=False)]
 
 
 def _unequal_channels(row) -> np.ndarray:
@@ -157,6 +174,12 @@ def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> Non
         raise ValueError(
             f"Input X contains infinity at {int(np.isinf(real).sum())} value(s); replace it with "
             "finite values or NaN (with missing_values='interpolate')."
+        )
+    largest = float(np.nanmax(np.abs(real))) if real.size and not np.isnan(real).all() else 0.0
+    if largest > FLOAT32_MAX:
+        raise ValueError(
+            f"Input X has values up to {largest:.3g}, beyond the float32 range ({FLOAT32_MAX:.3g}) the network "
+            "computes in; rescale X (for example to other units) before fitting or predicting."
         )
     n_nan = int(np.isnan(real).sum())
     if n_nan and missing_values != "interpolate":

@@ -58,10 +58,16 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         self._check_n_samples(panel, y)
         self._y_ndim = y.ndim
         y2 = y.reshape(len(y), -1)
-        self.target_mean_ = y2.mean(axis=0)
-        scale = y2.std(axis=0)
-        self.target_scale_ = np.where(scale > 1e-12, scale, 1.0)
-        targets = ((y2 - self.target_mean_) / self.target_scale_).astype(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.target_mean_ = y2.mean(axis=0)
+            scale = y2.std(axis=0)
+            self.target_scale_ = np.where(scale > 1e-12, scale, 1.0)
+            targets = ((y2 - self.target_mean_) / self.target_scale_).astype(np.float32)
+        if not (np.isfinite(self.target_scale_).all() and np.isfinite(targets).all()):
+            raise ValueError(
+                f"{type(self).__name__}: y has values up to {np.abs(y2).max():.3g}, too large to standardise in "
+                "float64 (its mean or spread overflows); rescale y (for example to other units) before fitting."
+            )
         return self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
 
     def predict(self, X):
