@@ -50,3 +50,18 @@ def test_regression_with_an_exploding_learning_rate_fails_loudly():
     X, y = make_panel()
     with pytest.raises(FloatingPointError, match="no weights to keep"):
         EADCTRegressor(**{**TINY, "lr": 1e12}).fit(X, y.astype(float))
+
+
+def test_out_of_memory_mid_fit_becomes_the_memory_guards_message(monkeypatch, panel):
+    """A CUDA out-of-memory error during training (simulated: no GPU here) is a ValueError that names the
+    settings in use and settings that need at most half the memory."""
+    import eadct.estimators._base as base
+
+    def out_of_memory(*args, **kwargs):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(base, "train_two_stage", out_of_memory)
+    X, y = panel
+    with pytest.raises(ValueError, match=r"ran out of memory during training.*batch 16.*need at most half") as info:
+        EADCTClassifier(**TINY).fit(X, y)
+    assert isinstance(info.value.__cause__, torch.OutOfMemoryError)

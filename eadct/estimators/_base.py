@@ -19,8 +19,10 @@ from ..networks import (
     RegressionHead,
     SeriesNetwork,
     available_memory_bytes,
+    explain_out_of_memory,
     get_architecture,
     inference_batch_size,
+    out_of_memory_message,
     plan_training_memory,
     pooled_width,
 )
@@ -32,7 +34,7 @@ from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
 from ._params import ENCODER_PARAMS, check_params
 from ._persistence import PicklesWeights
-from ._warn import warn_user
+from ._warn import warn_longer, warn_user
 
 
 def resolve_device(device) -> torch.device:
@@ -132,20 +134,25 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             head = RegressionHead(width, n_outputs, self.head_hidden_size, self.dropout)
         return SeriesNetwork(architecture.build(config), n_channels, head, self.pooling, max_len if flat else None)
 
-    def _plan_memory(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
-        """Overrides to train with (``memory_plan_``), from :func:`eadct.networks.plan_training_memory`."""
-        plan = plan_training_memory(
-            config,
-            get_architecture(self.architecture).training_bytes,
+    def _memory_args(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
+        """What :func:`eadct.networks.plan_training_memory` and its out-of-memory message need."""
+        return dict(
+            config=config,
+            training_bytes=get_architecture(self.architecture).training_bytes,
             batch_size=self.batch_size,
             n_train=n_train,
             length=config.max_len,
             device=device,
-            guard=self.memory_guard,
-            free_bytes=available_memory_bytes(device) if self.memory_guard != "off" else 0,
             keeps_freed=keeps_freed_memory(),
             bytes_per_value=2 if self._autocast_dtype(device) is not None else 4,
             owner=type(self).__name__,
+        )
+
+    def _plan_memory(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
+        """Overrides to train with (``memory_plan_``), from :func:`eadct.networks.plan_training_memory`."""
+        free = available_memory_bytes(device) if self.memory_guard != "off" else 0
+        plan = plan_training_memory(
+            **self._memory_args(config, n_train, device), guard=self.memory_guard, free_bytes=free
         )
         if not plan.fits:
             raise ValueError(plan.message)
@@ -200,24 +207,29 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         cuda_devices = [device.index or 0] if device.type == "cuda" else []
         with torch.random.fork_rng(devices=cuda_devices):
             torch.manual_seed(seed)
-            plan = self._plan_memory(self._encoder_config(self.n_channels_, self.n_timepoints_), len(train), device)
+            config = self._encoder_config(self.n_channels_, self.n_timepoints_)
+            plan = self._plan_memory(config, len(train), device)
             network = self._build_network(self.n_channels_, self.n_timepoints_, n_outputs, plan).to(device)
             batch_size = plan.get("batch_size", self.batch_size)
-            train_two_stage(
-                network,
-                task=self._task if supervised else None,
-                pretrain_data=(pre_train, valid),
-                finetune_data=(train, valid),
-                pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size, threads)
-                if pretrain_epochs
-                else None,
-                finetune_settings=self._stage_settings(self.max_epochs, device, batch_size, threads)
-                if supervised
-                else None,
-                generator=torch.Generator().manual_seed(seed + 1),
-                history=history,
-                checkpointer=checkpointer,
+            used = self._memory_args(
+                self._encoder_config(self.n_channels_, self.n_timepoints_, plan), len(train), device
             )
+            with explain_out_of_memory(lambda: out_of_memory_message(**{**used, "batch_size": batch_size})):
+                train_two_stage(
+                    network,
+                    task=self._task if supervised else None,
+                    pretrain_data=(pre_train, valid),
+                    finetune_data=(train, valid),
+                    pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size, threads)
+                    if pretrain_epochs
+                    else None,
+                    finetune_settings=self._stage_settings(self.max_epochs, device, batch_size, threads)
+                    if supervised
+                    else None,
+                    generator=torch.Generator().manual_seed(seed + 1),
+                    history=history,
+                    checkpointer=checkpointer,
+                )
         for r in history:
             if r.get("non_finite"):
                 warn_user(
@@ -250,7 +262,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         panel = self._panel(X, fitting=False)
         longest = int(panel.lengths.max())
         if longest > self.n_timepoints_:
-            self._warn_longer(longest)
+            warn_longer(self, longest)
         device = torch.device(self.device_)
         standardized = standardize(panel, self.channel_mean_, self.channel_std_)
         data = to_tensors(panel, standardized, device)
@@ -269,17 +281,6 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                        for net in networks]  # fmt: skip
         combined = combine_outputs(outputs, self._task if method == "forward" else None)
         return check_finite_outputs(combined, standardized, type(self).__name__)
-
-    def _warn_longer(self, longest: int) -> None:
-        n = self.n_timepoints_
-        flat = (
-            f", and the flattening head (pooling='flatten') reads only the first {n} steps. Crop or resample X "
-            "to the training length, or fit with pooling='mean'."
-        )
-        warn_user(
-            f"X has series of up to {longest} steps, longer than the longest seen in fit ({n}); positions past "
-            f"{n} reuse the last learned positional embedding" + (flat if self.pooling == "flatten" else "."),
-        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -25,3 +25,16 @@ def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     while frame is not None and _internal(frame.f_globals.get("__name__", "")):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def warn_longer(estimator, longest: int) -> None:
+    """Warn that ``predict`` got series longer than the longest seen in ``fit`` and what that means."""
+    n = estimator.n_timepoints_
+    flat = (
+        f", and the flattening head (pooling='flatten') reads only the first {n} steps. Crop or resample X "
+        "to the training length, or fit with pooling='mean'."
+    )
+    warn_user(
+        f"X has series of up to {longest} steps, longer than the longest seen in fit ({n}); positions past "
+        f"{n} reuse the last learned positional embedding" + (flat if estimator.pooling == "flatten" else "."),
+    )

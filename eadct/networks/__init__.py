@@ -14,7 +14,9 @@ from .memory import (
     available_memory_bytes,
     estimate_stack_inference_bytes,
     estimate_stack_training_bytes,
+    explain_out_of_memory,
     inference_batch_size,
+    out_of_memory_message,
     plan_training_memory,
 )
 from .model import SeriesNetwork
@@ -44,6 +46,8 @@ __all__ = [
     "estimate_stack_training_bytes",
     "get_architecture",
     "inference_batch_size",
+    "explain_out_of_memory",
+    "out_of_memory_message",
     "plan_training_memory",
     "pool_steps",
     "pooled_width",

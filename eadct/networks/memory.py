@@ -12,8 +12,10 @@ logits read and the logits written). The coefficients are checked against measur
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -226,6 +228,46 @@ def plan_training_memory(
         + "Pass one of them, or memory_guard='auto' to pick one, or memory_guard='off' to try anyway."
     )
     return MemoryPlan({}, need, free_bytes, tuple(options), message)
+
+
+def out_of_memory_message(config, training_bytes, *, batch_size: int, n_train: int, length: int, device,
+                          keeps_freed: bool, bytes_per_value: int = 4, owner: str = "eadct") -> str:  # fmt: skip
+    """The memory guard's message for an out-of-memory error that happened although the estimate fitted
+    (other processes took memory, or the estimate is low for this GPU): settings that need at most half of
+    the estimate for the given ones. Arguments as for :func:`plan_training_memory`."""
+    device = torch.device(device)
+    memory = dict(bytes_per_value=bytes_per_value, device_type=device.type, keeps_freed=keeps_freed)
+    batch = min(batch_size, max(n_train, 1))
+    need = training_bytes(config, batch, length, **memory)
+    options = []
+    for option in _alternatives(config, batch):
+        encoder_part = {k: v for k, v in option.items() if k != "batch_size"}
+        est = training_bytes(replace(config, **encoder_part), option.get("batch_size", batch), length, **memory)
+        if est <= need / 2:
+            options.append(", ".join(f"{k}={v}" for k, v in option.items()) + f" (about {_size(est)})")
+    return (
+        f"{owner}: {device} ran out of memory during training, although the estimate for these settings (about "
+        f"{_size(need)}: batch {batch}, {length} steps, {config.n_heads} heads, {config.n_layers} layers) "
+        "fitted its free memory; other processes may hold memory, or the estimate is low for this GPU. "
+        + (f"Settings that need at most half as much: {'; '.join(options[:4])}. " if options else "")
+        + "Pass one of them, or free memory on the GPU, and fit again."
+    )
+
+
+def _size(n_bytes: float) -> str:
+    return f"{n_bytes / GB:.1f} GB" if n_bytes >= GB / 10 else f"{n_bytes / 2**20:.0f} MB"
+
+
+@contextlib.contextmanager
+def explain_out_of_memory(message: Callable[[], str]):
+    """Turn ``torch.OutOfMemoryError`` inside the block into a ValueError with ``message()`` (the memory
+    guard's words: :func:`out_of_memory_message`), after giving the cached CUDA memory back."""
+    try:
+        yield
+    except torch.OutOfMemoryError as err:
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+        raise ValueError(message()) from err
 
 
 def inference_batch_size(config, *, attention: bool, batch_size: int, length: int, free_bytes: int) -> int:
