@@ -178,7 +178,7 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     out = tmp_path / "results"
     logs = []
     counts = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
-    assert counts == {"run": 12, "skipped": 0, "missing_data": 6}
+    assert counts == {"run": 12, "skipped": 0, "missing_data": 6, "failed": 0}
     res = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 1).read_text())
     assert res["metric"] == "accuracy" and 0.0 <= res["value"] <= 1.0
     for key in ("hyperparameters", "n_parameters", "versions", "machine", "git", "fit_s", "search"):
@@ -202,7 +202,7 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert [(t["rung"], t["epochs"]) for t in trials] == [(0, 1), (0, 1), (1, 2)]
     # a second run does nothing
     again = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
-    assert again == {"run": 0, "skipped": 12, "missing_data": 6}
+    assert again == {"run": 0, "skipped": 12, "missing_data": 6, "failed": 0}
 
     results = collect_results(table, "tiny", out)
     assert len(results) == 6 and all(len(v) == 2 for v in results.values())
@@ -316,7 +316,7 @@ def test_representations_are_recorded_shared_units_completed_and_reported(tiny_s
     before = json.loads(result_path(out, plain, "Transformer", "TinyTabC", "tiny", 0).read_text())
     assert "representation" not in before
     counts = run_table(table, "tiny", out, data_dirs=data, datasets=["TinyTabC", "TinyTabR"], models=models)
-    assert counts == {"run": 8, "skipped": 0, "missing_data": 0}
+    assert counts == {"run": 8, "skipped": 0, "missing_data": 0, "failed": 0}
     path = result_path(out, table, "Transformer", "TinyTabC", "tiny", 0)
     assert path == result_path(out, plain, "Transformer", "TinyTabC", "tiny", 0)
     after = json.loads(path.read_text())

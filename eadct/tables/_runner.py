@@ -15,11 +15,13 @@ from datetime import datetime, timezone
 
 from ..provenance import git_commit, machine_info, versions
 from . import _representations as representations
+from ._backends import BACKENDS, Failure, Task, call_task, run_tasks
 from ._config import Profile, TableConfig
 from ._data import Data, load_data, metric_name, score
 from ._minirocket import fit_minirocket
 from ._search import make_estimator, run_search
 from ._store import RESULT_VERSION, atomic_write_json, result_path
+from ._sweep import trial_runner, unit_task, write_unit_files
 
 __all__ = ["load_data", "result_path", "run_table", "run_unit"]
 
@@ -119,9 +121,19 @@ def run_table(
     download: bool = False,
     command=None,
     log=print,
+    backend: str = "none",
+    backend_params: dict | None = None,
 ) -> dict:
-    """Run every missing unit of ``table`` under ``profile_name``; returns counts of run / skipped / missing."""
+    """Run every missing unit of ``table`` under ``profile_name``; returns counts of run / skipped / missing /
+    failed units.
+
+    ``backend`` and ``backend_params`` say where the units and search trials run (:mod:`._backends`: "none" is
+    this process, one unit after another; "loky", "dask", "ray" run them as parallel tasks). A unit that
+    raises is recorded (``seed<k>.error.json`` beside its result's place, and in the log) and the others go on.
+    """
     profile = table.profile(profile_name)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}.")
     git_commit()  # the commit of the code that runs, before anything could move HEAD
     datasets = list(datasets or table.datasets)
     models = list(models or table.models)
@@ -130,36 +142,91 @@ def run_table(
         unknown = [x for x in name if x not in pool]
         if unknown:
             raise ValueError(f"{table.name} has no {kind} {unknown}; it has {list(pool)}.")
-    counts = {"run": 0, "skipped": 0, "missing_data": 0}
-    total = len(datasets) * len(models) * len(seeds)
-    k = 0
+    sweep = _Sweep(table, profile, out_dir, len(datasets) * len(models) * len(seeds), log)
+    tasks = []
     for dataset in datasets:
         todo = [
-            (m, s)
-            for m in models
-            for s in seeds
-            if not representations.unit_done(table, m, result_path(out_dir, table, m, dataset, profile.name, s))
+            (m, s) for m in models for s in seeds if not representations.unit_done(table, m, sweep.path(m, dataset, s))
         ]
-        done = len(models) * len(seeds) - len(todo)
-        counts["skipped"] += done
-        k += done
-        if done:
-            log(f"{table.name}/{profile.name} {dataset}: {done} unit(s) already done, skipped")
+        sweep.skip(dataset, len(models) * len(seeds) - len(todo))
         if not todo:
             continue
         data = load_data(dataset, data_dirs, download)
         if data is None:
-            counts["missing_data"] += len(todo)
-            k += len(todo)
-            where = list(data_dirs) or "the default places"
-            missing = f"{len(todo)} unit(s) missing (pass --data-dir or --download)"
-            log(f"{table.name}/{profile.name} {dataset}: not found in {where}; {missing}")
+            sweep.missing(dataset, todo, data_dirs)
+        elif backend == "none":
+            for m, s in todo:
+                sweep.finish(dataset, m, s, call_task(run_unit, (table, m, data, profile, s, out_dir, command, log)))
+        else:
+            tasks += _unit_tasks(sweep, data, todo, command, trial_runner(backend, backend_params))
+    for task, outcome in run_tasks(tasks, backend, backend_params):
+        dataset, m, s = task.key
+        if not isinstance(outcome, Failure):
+            write_unit_files(out_dir, table, m, dataset, profile.name, outcome["files"])
+            outcome = outcome["result"]
+        sweep.finish(dataset, m, s, outcome)
+    return sweep.counts
+
+
+def _unit_tasks(sweep: _Sweep, data: Data, todo: list, command, run_trials) -> list[Task]:
+    """The tasks of ``todo``'s units after their searches (run here, trials on the backend); a failed search
+    fails its units."""
+    table, profile, searches, tasks = sweep.table, sweep.profile, {}, []
+    for m in dict.fromkeys(m for m, _ in todo):
+        if table.models[m].kind != "eadct":
+            searches[m] = None
             continue
-        for m, s in todo:
-            k += 1
-            res = run_unit(table, m, data, profile, s, out_dir, command, log)
-            counts["run"] += 1
-            fit = f"{res['metric']} {res['value']:.4f} (fit {res['fit_s']:.1f} s, {res['n_parameters']:,} parameters)"
-            log(f"[{k}/{total}] {table.name}/{profile.name} {dataset} {m} seed {s}: {fit}")
-            sys.stdout.flush()
-    return counts
+        try:
+            searches[m] = run_search(table, m, data, profile, sweep.out_dir, sweep.log, run_trials)
+        except Exception as err:  # the search of one model must not stop the sweep
+            failure = Failure(type(err).__name__, str(err))
+            for mm, s in todo:
+                if mm == m:
+                    sweep.finish(data.name, m, s, failure)
+    for m, s in todo:
+        if m in searches:
+            args = (table, m, data, profile, s, searches[m], command)
+            tasks.append(Task((data.name, m, s), unit_task, args, gpu=table.models[m].kind == "eadct"))
+    return tasks
+
+
+class _Sweep:
+    """The counts and progress lines of a sweep, and where its units' files go."""
+
+    def __init__(self, table, profile: Profile, out_dir, total: int, log):
+        self.table, self.profile, self.out_dir, self.total, self.log = table, profile, out_dir, total, log
+        self.counts = {"run": 0, "skipped": 0, "missing_data": 0, "failed": 0}
+        self.k = 0
+
+    def path(self, model, dataset, seed):
+        return result_path(self.out_dir, self.table, model, dataset, self.profile.name, seed)
+
+    def skip(self, dataset, n: int) -> None:
+        self.counts["skipped"] += n
+        self.k += n
+        if n:
+            self.log(f"{self.table.name}/{self.profile.name} {dataset}: {n} unit(s) already done, skipped")
+
+    def missing(self, dataset, todo, data_dirs) -> None:
+        self.counts["missing_data"] += len(todo)
+        self.k += len(todo)
+        where = list(data_dirs) or "the default places"
+        self.log(f"{self.table.name}/{self.profile.name} {dataset}: not found in {where}; {len(todo)} unit(s) "
+                 "missing (pass --data-dir or --download)")  # fmt: skip
+
+    def finish(self, dataset, model, seed, outcome) -> None:
+        """Count and log a unit; a :class:`Failure` is written to ``seed<k>.error.json`` (a success removes it)."""
+        self.k += 1
+        error_path = self.path(model, dataset, seed).with_suffix(".error.json")
+        head = f"[{self.k}/{self.total}] {self.table.name}/{self.profile.name} {dataset} {model} seed {seed}"
+        if isinstance(outcome, Failure):
+            self.counts["failed"] += 1
+            atomic_write_json(error_path, {"error": outcome.error, "message": outcome.message,
+                                           "traceback": outcome.traceback})  # fmt: skip
+            self.log(f"{head}: FAILED, {outcome.describe()} (recorded in {error_path})")
+        else:
+            self.counts["run"] += 1
+            error_path.unlink(missing_ok=True)
+            fit = f"{outcome['metric']} {outcome['value']:.4f} (fit {outcome['fit_s']:.1f} s, "
+            self.log(f"{head}: {fit}{outcome['n_parameters']:,} parameters)")
+        sys.stdout.flush()

@@ -97,27 +97,32 @@ def search_split(data: Data, fraction: float, seed: int):
     return np.sort(train), np.sort(valid)
 
 
-def run_search(table, model, data: Data, profile: Profile, out_dir, log=print) -> dict:
-    """Choose the hyperparameters of ``model`` on ``data`` (cached in ``search.json``)."""
+def run_search(table, model, data: Data, profile: Profile, out_dir, log=print, run_trials=None) -> dict:
+    """Choose the hyperparameters of ``model`` on ``data`` (cached in ``search.json``).
+
+    ``run_trials(spec, data, profile, split, jobs)`` yields the trials of a rung's jobs as they finish (default:
+    one after another in this process; :func:`eadct.tables._sweep.trial_runner` runs them on a backend). The
+    choice does not depend on it: candidates are ranked by score, ties by their index.
+    """
     spec = table.models[model]
     folder = unit_dir(out_dir, table, model, data.name, profile.name)
     done_path = folder / "search.json"
     if done_path.is_file():
         return json.loads(done_path.read_text())
     if spec.inherit is not None:
-        base = run_search(table, spec.inherit, data, profile, out_dir, log)
+        base = run_search(table, spec.inherit, data, profile, out_dir, log, run_trials)
         result = {"method": f"inherited from {spec.inherit}", "best": base["best"], "base": base, "time_s": 0.0}
     else:
         cands = candidates(table, spec, profile, data.task)
         if profile.search == "none" or len(cands) == 1 or spec.kind != "eadct":
             result = {"method": "none (defaults)", "best": cands[0], "trials": [], "time_s": 0.0}
         else:
-            result = _halving(table, model, data, profile, cands, folder, log)
+            result = _halving(table, model, data, profile, cands, folder, log, run_trials or _sequential_trials)
     atomic_write_json(done_path, result)
     return result
 
 
-def _halving(table, model, data: Data, profile: Profile, cands: list[dict], folder, log) -> dict:
+def _halving(table, model, data: Data, profile: Profile, cands: list[dict], folder, log, run_trials) -> dict:
     """Successive halving over ``cands`` on the search split; finished trials are read back, not rerun."""
     trials_path = folder / "search_trials.jsonl"
     done = {(t["rung"], t["candidate"]): t for t in read_jsonl(trials_path)}
@@ -128,18 +133,15 @@ def _halving(table, model, data: Data, profile: Profile, cands: list[dict], fold
     tic = time.perf_counter()
     for rung, (n_alive, epochs) in enumerate(rungs(profile, len(cands))):
         alive = alive[:n_alive]
-        scores = {}
-        for c in alive:
-            trial = done.get((rung, c))
-            if trial is None:
-                ckpt = folder / "ckpt" / f"search_r{rung}_c{c}.pt"
-                where = dict(rung=rung, candidate=c, epochs=epochs, split=split, ckpt=ckpt)
-                trial = _trial(table.models[model], data, profile, cands[c], **where)
-                append_jsonl(trials_path, trial)
-                ckpt.unlink(missing_ok=True)
-                result = f"{trial['score']:.4f} ({trial['time_s']} s)"
-                log(f"    search {model} {data.name} rung {rung} candidate {c}: {result}")
-            scores[c] = trial["score"]
+        ckpt = folder / "ckpt"
+        jobs = [dict(rung=rung, candidate=c, epochs=epochs, params=cands[c], ckpt=ckpt / f"search_r{rung}_c{c}.pt")
+                for c in alive if (rung, c) not in done]  # fmt: skip
+        for trial in run_trials(table.models[model], data, profile, split, jobs):
+            append_jsonl(trials_path, trial)
+            done[(trial["rung"], trial["candidate"])] = trial
+            result = f"{trial['score']:.4f} ({trial['time_s']} s)"
+            log(f"    search {model} {data.name} rung {rung} candidate {trial['candidate']}: {result}")
+        scores = {c: done[(rung, c)]["score"] for c in alive}
         # best first; ties keep the earlier candidate (the defaults are candidate 0)
         alive = sorted(alive, key=lambda c: (-sign * scores[c], c))
     trials = sorted(read_jsonl(trials_path), key=lambda t: (t["rung"], t["candidate"]))
@@ -152,6 +154,14 @@ def _halving(table, model, data: Data, profile: Profile, cands: list[dict], fold
         "time_s": round(sum(t["time_s"] for t in trials), 2),
         "wall_s_this_process": round(time.perf_counter() - tic, 2),
     }
+
+
+def _sequential_trials(spec, data: Data, profile: Profile, split, jobs):
+    """The jobs of a rung one after another in this process, each fit resumable from its checkpoint."""
+    for job in jobs:
+        where = dict(rung=job["rung"], candidate=job["candidate"], epochs=job["epochs"], split=split)
+        yield _trial(spec, data, profile, job["params"], **where, ckpt=job["ckpt"])
+        job["ckpt"].unlink(missing_ok=True)  # after the caller has recorded the trial
 
 
 def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung, candidate, epochs, split, ckpt):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import warnings
 from pathlib import Path
+
+from ._backends import BACKENDS
 
 DEFAULT_OUT = "results/tables"
 
@@ -41,6 +44,18 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="at most this many torch threads per fit (default: the cores other processes leave idle)",
     )
+    run.add_argument(
+        "--backend",
+        default="none",
+        choices=BACKENDS,
+        help="where units and search trials run: none (this process), loky, dask, ray (docs/cluster.md)",
+    )
+    run.add_argument(
+        "--backend-params",
+        default=None,
+        metavar="JSON",
+        help='the backend\'s settings as JSON, e.g. \'{"address": "tcp://host:8786"}\' or \'{"n_workers": 2}\'',
+    )
     run.add_argument("--no-keep-freed-memory", action="store_true", help="do not apply eadct.runtime.keep_freed_memory")
 
     rep = sub.add_parser("report", help="write the Markdown + PNG report of a table from its results")
@@ -70,6 +85,21 @@ def _check_run_args(table, args) -> None:
         raise UsageError(f"--data-dir {missing[0]} is not a folder; pass the folder that holds <Name>/<Name>_TRAIN.ts.")
     if args.threads < 0:
         raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
+    args.backend_params = _backend_params(args.backend_params)
+
+
+def _backend_params(text: str | None) -> dict | None:
+    if text is None:
+        return None
+    try:
+        params = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(
+            f"--backend-params is not valid JSON ({err}); pass an object, e.g. '{{\"n_workers\": 2}}'."
+        ) from None
+    if not isinstance(params, dict):
+        raise UsageError(f"--backend-params must be a JSON object, got {text!r}; e.g. '{{\"n_workers\": 2}}'.")
+    return params
 
 
 def _run(table, args, argv) -> int:
@@ -92,12 +122,14 @@ def _run(table, args, argv) -> int:
         seeds=args.seeds,
         download=args.download,
         command=command,
+        backend=args.backend,
+        backend_params=args.backend_params,
     )
     print(
         f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
-        f"{counts['missing_data']} missing data"
+        f"{counts['missing_data']} missing data, {counts['failed']} failed"
     )
-    return 0
+    return 1 if counts["failed"] else 0
 
 
 def _list() -> int:

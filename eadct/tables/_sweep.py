@@ -1,0 +1,71 @@
+"""A table's units and search trials as tasks of a backend (:mod:`._backends`), results written by the driver.
+
+The driver (the process that runs ``eadct-tables run``) loads each dataset, runs the searches (their trials in
+parallel, rung by rung) and submits the units; a worker gets the data with its task, fits in a temporary
+folder of its own and returns the unit's files, which the driver writes atomically into the results folder as
+they arrive. Workers need no shared disk with the driver; a crash of the driver loses only the tasks in flight,
+and a rerun skips every unit whose result exists, as with ``backend="none"``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ._backends import Failure, Task, run_tasks
+from ._search import _trial
+from ._store import atomic_write_json, unit_dir
+
+__all__ = ["trial_runner", "unit_task", "write_unit_files"]
+
+
+def trial_runner(backend: str, backend_params: dict | None):
+    """A ``run_trials(spec, data, profile, split, jobs)`` for the search that runs the jobs of a rung as tasks
+    of ``backend`` and yields each trial as it finishes (see :func:`eadct.tables._search.run_search`)."""
+
+    def run_trials(spec, data, profile, split, jobs):
+        args = (spec, data.task, data.name, profile)
+        tasks = [Task((job["rung"], job["candidate"]), _remote_trial, (*args, job, split), gpu=True) for job in jobs]
+        for task, trial in run_tasks(tasks, backend, backend_params):
+            if isinstance(trial, Failure):
+                raise RuntimeError(f"search trial {task.key} failed: {trial.describe()}")
+            yield trial
+
+    return run_trials
+
+
+class _TaskData:
+    """What a search trial needs of a dataset (its task and name): the split travels apart, TEST not at all."""
+
+    def __init__(self, task: str, name: str):
+        self.task, self.name = task, name
+
+
+def _remote_trial(spec, task, name, profile, job, split):
+    with tempfile.TemporaryDirectory(prefix="eadct-trial-") as tmp:
+        where = dict(rung=job["rung"], candidate=job["candidate"], epochs=job["epochs"], split=split)
+        return _trial(spec, _TaskData(task, name), profile, job["params"], **where, ckpt=Path(tmp) / "trial.pt")
+
+
+def unit_task(table, model, data, profile, seed, search, command):
+    """Run one unit in a temporary folder of this worker; returns ``{"result": ..., "files": {name: bytes}}``
+    with every file the unit wrote (its result, its representation), for the driver to write."""
+    from ._runner import run_unit
+
+    with tempfile.TemporaryDirectory(prefix="eadct-unit-") as tmp:
+        folder = unit_dir(tmp, table, model, data.name, profile.name)
+        if search is not None:
+            atomic_write_json(folder / "search.json", search)
+        result = run_unit(table, model, data, profile, seed, tmp, command, log=lambda *_: None)
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"}
+        return {"result": result, "files": files}
+
+
+def write_unit_files(out_dir, table, model, dataset, profile_name, files: dict) -> None:
+    """Write a unit's files atomically, the result (``seed<k>.json``) last: its presence marks the unit done."""
+    folder = unit_dir(out_dir, table, model, dataset, profile_name)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in sorted(files, key=lambda n: n.endswith(".json")):
+        tmp = folder / f".{name}.driver.tmp"
+        tmp.write_bytes(files[name])
+        tmp.replace(folder / name)

@@ -1,0 +1,173 @@
+"""Table sweeps and searches on a Dask cluster (issue 18): a local cluster of 2 single-threaded worker processes
+started here. The same results as backend="none", a worker killed mid-unit, a failing unit, a rerun that trains
+nothing, GPU claims, and GridSearchCV through joblib's dask backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import torch
+from conftest import TINY, make_panel
+from test_tables import PROFILES, TABLE, _write_ts
+
+from eadct.tables import load_table, run_table
+from eadct.tables._backends import Failure, Task, run_tasks
+from eadct.tables._store import result_path
+
+distributed = pytest.importorskip("distributed")
+
+UNITS = dict(datasets=["TinyTabC"], models=["EA-DC-Transformer", "w/o Convolution"])
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cluster")
+    rng = np.random.default_rng(0)
+    y = np.arange(40) % 2
+    X = 0.3 * rng.normal(size=(40, 2, 16))
+    X[y == 1, 0] += 1.0
+    _write_ts(root / "data", "TinyTabC", X, np.where(y == 1, "b", "a"), regression=False)
+    (root / "cfg").mkdir()
+    (root / "cfg" / "profiles.toml").write_text(PROFILES)
+    (root / "cfg" / "tiny.toml").write_text(TABLE)
+    return root, load_table(root / "cfg" / "tiny.toml")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        yield c
+
+
+def _results(out, table):
+    return {
+        (m, s): json.loads(result_path(out, table, m, "TinyTabC", "tiny", s).read_text())
+        for m in UNITS["models"]
+        for s in (0, 1)
+    }
+
+
+def test_dask_sweep_equals_the_sequential_one_and_a_rerun_trains_nothing(setup, tmp_path):
+    root, table = setup
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the workers' one thread: results then agree to the last bit
+    try:
+        run_table(table, "tiny", tmp_path / "none", data_dirs=[root / "data"], log=lambda *_: None, **UNITS)
+    finally:
+        torch.set_num_threads(threads)
+    params = {"n_workers": 2, "resources": {"GPU": 1}, "gpus_per_task": 1}  # a local cluster started for the sweep
+    counts = run_table(table, "tiny", tmp_path / "dask", data_dirs=[root / "data"], log=lambda *_: None,
+                       backend="dask", backend_params=params, **UNITS)  # fmt: skip
+    assert counts == {"run": 4, "skipped": 0, "missing_data": 0, "failed": 0}
+    one, other = _results(tmp_path / "none", table), _results(tmp_path / "dask", table)
+    for unit in one:
+        for key in ("value", "hyperparameters", "n_parameters", "epochs_run"):
+            assert one[unit][key] == other[unit][key], (unit, key)
+        assert one[unit]["search"]["best"] == other[unit]["search"]["best"]
+    trials = lambda out: sorted(  # noqa: E731
+        (t["rung"], t["candidate"], t["score"])
+        for t in map(
+            json.loads,
+            (result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl")
+            .read_text()
+            .splitlines(),
+        )  # fmt: skip
+    )
+    assert trials(tmp_path / "none") == trials(tmp_path / "dask")
+    again = run_table(table, "tiny", tmp_path / "dask", data_dirs=[root / "data"], backend="dask", **UNITS)
+    assert again == {"run": 0, "skipped": 4, "missing_data": 0, "failed": 0}
+
+
+def test_a_worker_killed_mid_unit_costs_only_that_unit(setup, cluster, tmp_path):
+    root, table = setup
+    client = distributed.Client(cluster)
+    pids = client.run(os.getpid)
+    logs, done = [], {}
+
+    def sweep():
+        where = {"address": cluster.scheduler_address}
+        done["counts"] = run_table(table, "tiny", tmp_path, data_dirs=[root / "data"], log=logs.append,
+                                   backend="dask", backend_params=where, **UNITS)  # fmt: skip
+
+    runner = threading.Thread(target=sweep)
+    runner.start()
+    killed = None
+    deadline = time.time() + 120
+    while killed is None and time.time() < deadline and runner.is_alive():
+        busy = [w for w, tasks in client.processing().items() if tasks and w in pids]
+        if busy and any("unit_task" in str(t) for t in client.processing()[busy[0]]):
+            killed = pids[busy[0]]
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.05)
+    runner.join(timeout=300)
+    client.close()
+    assert killed is not None, "no unit was seen running"
+    assert done["counts"] == {"run": 4, "skipped": 0, "missing_data": 0, "failed": 0}
+    finished = [line for line in logs if line.startswith("[")]
+    assert len(finished) == 4 and len({line.split(":")[0].split("] ")[1] for line in finished}) == 4
+    assert len(_results(tmp_path, table)) == 4
+
+
+def _maybe_fail(x):
+    if x == 2:
+        raise ValueError("bad data in unit 2")
+    return x * 10
+
+
+def test_a_failing_task_is_returned_as_a_failure_and_the_others_finish(cluster):
+    tasks = [Task((i,), _maybe_fail, (i,)) for i in range(4)]
+    out = dict((t.key[0], r) for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address}))
+    assert sorted(out) == [0, 1, 2, 3]
+    assert isinstance(out[2], Failure) and out[2].describe() == "ValueError: bad data in unit 2"
+    assert [out[i] for i in (0, 1, 3)] == [0, 10, 30]
+
+
+def test_a_failing_unit_is_recorded_and_the_sweep_goes_on(setup, tmp_path, monkeypatch):
+    import eadct.tables._runner as runner
+
+    root, table = setup
+    real = runner.run_unit
+
+    def flaky(table, model, data, profile, seed, *args, **kwargs):
+        if model == "w/o Convolution" and seed == 1:
+            raise ValueError("bad data")
+        return real(table, model, data, profile, seed, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "run_unit", flaky)
+    counts = run_table(table, "tiny", tmp_path, data_dirs=[root / "data"], log=lambda *_: None, **UNITS)
+    assert counts == {"run": 3, "skipped": 0, "missing_data": 0, "failed": 1}
+    error = result_path(tmp_path, table, "w/o Convolution", "TinyTabC", "tiny", 1).with_suffix(".error.json")
+    assert json.loads(error.read_text())["message"] == "bad data"
+    monkeypatch.setattr(runner, "run_unit", real)
+    again = run_table(table, "tiny", tmp_path, data_dirs=[root / "data"], log=lambda *_: None, **UNITS)
+    assert again == {"run": 1, "skipped": 3, "missing_data": 0, "failed": 0} and not error.exists()
+
+
+def test_grid_search_through_joblibs_dask_backend_equals_the_local_one(cluster):
+    import joblib
+    from sklearn.model_selection import GridSearchCV
+
+    from eadct import EADCTClassifier
+
+    X, y = make_panel(n=24)
+    grid = {"alpha": [0.1, 0.9]}
+    local = GridSearchCV(EADCTClassifier(**TINY), grid, cv=2).fit(X, y)
+    with distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        remote = GridSearchCV(EADCTClassifier(**TINY), grid, cv=2, n_jobs=2).fit(X, y)
+    np.testing.assert_allclose(remote.cv_results_["mean_test_score"], local.cv_results_["mean_test_score"])
+    assert remote.best_params_ == local.best_params_
+
+
+def test_loky_and_sequential_backends_yield_every_task_once():
+    tasks = [Task((i,), _maybe_fail, (i,)) for i in range(4)]
+    for backend, params in (("none", None), ("loky", {"n_jobs": 2})):
+        out = {t.key[0]: r for t, r in run_tasks(tasks, backend, params)}
+        assert sorted(out) == [0, 1, 2, 3] and isinstance(out[2], Failure) and out[3] == 30
+    with pytest.raises(ValueError, match=r"backend must be one of \['none', 'loky', 'dask', 'ray'\]"):
+        list(run_tasks(tasks, "spark"))
