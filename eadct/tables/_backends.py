@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["BACKENDS", "Failure", "Task", "call_task", "run_tasks", "worker_threads"]
+__all__ = ["BACKENDS", "Failure", "Session", "Task", "call_task", "run_tasks", "worker_threads"]
 
 BACKENDS = ("none", "loky", "dask", "ray")
 
@@ -58,14 +58,20 @@ class Failure:
         return f"{self.error}: {self.message}"
 
 
-def call_task(fn, args, in_worker: bool = False):
+def call_task(fn, args, in_worker: bool = False, keep_freed: bool = False):
     """``fn(*args)``, or the :class:`Failure` it raised (the driver records it and the sweep goes on). In a
-    worker (``in_worker``), torch first takes the worker's share of cores (:func:`worker_threads`)."""
+    worker (``in_worker``), torch first takes the worker's share of cores (:func:`worker_threads`), and
+    ``keep_freed`` applies :func:`eadct.runtime.keep_freed_memory` as the driver did (dask's nanny sets
+    ``MALLOC_TRIM_THRESHOLD_`` low, which makes every fit's large allocations a round trip to the kernel)."""
     try:
         if in_worker:
             import torch
 
+            from ..runtime import keep_freed_memory
+
             torch.set_num_threads(worker_threads())
+            if keep_freed:
+                keep_freed_memory()
         return fn(*args)
     except Exception as err:  # any error of a unit is recorded, never lost
         return Failure(type(err).__name__, str(err), traceback.format_exc())
@@ -92,18 +98,76 @@ def worker_threads() -> int:
 
 
 def run_tasks(tasks: Iterable[Task], backend: str = "none", backend_params: dict | None = None) -> Iterator:
-    """Yield ``(task, result)`` as each task finishes; ``result`` is a :class:`Failure` when the task raised.
+    """Yield ``(task, result)`` as each task finishes, in a :class:`Session` of its own (see there)."""
+    session = Session(backend, backend_params)
+    tasks = list(tasks)
 
-    The order is the order of completion (the order of ``tasks`` for ``"none"``); every task is yielded once.
-    """
-    tasks, params = list(tasks), dict(backend_params or {})
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}.")
-    if not tasks:
-        return iter(())
-    if backend == "none":
-        return ((t, call_task(t.fn, t.args)) for t in tasks)
-    return {"loky": _loky, "dask": _dask, "ray": _ray}[backend](tasks, params)
+    def results():
+        with session:
+            yield from session.run(tasks)
+
+    return results()
+
+
+class Session:
+    """One connection to ``backend`` for a whole sweep: the engine (a local Dask cluster, Ray) starts at the
+    first :meth:`run` that has tasks, so a sweep with nothing to do starts nothing, and stops on exit."""
+
+    def __init__(self, backend: str = "none", backend_params: dict | None = None):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}.")
+        self.backend, self.params = backend, dict(backend_params or {})
+        self._client = self._cluster = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+        self._client = self._cluster = None
+
+    def run(self, tasks: Iterable[Task]) -> Iterator:
+        """Yield ``(task, result)`` as each task finishes; ``result`` is a :class:`Failure` when the task raised.
+        The order is the order of completion (the order of ``tasks`` for "none"); every task is yielded once."""
+        tasks = list(tasks)
+        if not tasks:
+            return
+        if self.backend == "none":
+            yield from ((t, call_task(t.fn, t.args)) for t in tasks)
+        elif self.backend == "loky":
+            yield from _loky(tasks, self.params)
+        elif self.backend == "dask":
+            yield from _dask(self._dask_client(), tasks, self.params)
+        else:
+            yield from _ray(tasks, self.params)
+
+    def _dask_client(self):
+        if self._client is None:
+            try:
+                import dask
+                from distributed import Client, LocalCluster
+            except ImportError as err:
+                raise ImportError("backend='dask' needs dask.distributed: pip install 'eadct[dask]'.") from err
+            address = self.params.get("address") or dask.config.get("scheduler-address", None)
+            if not address:
+                self._cluster = LocalCluster(
+                    n_workers=self.params.get("n_workers", os.cpu_count() or 1),
+                    threads_per_worker=self.params.get("threads_per_worker", 1),
+                    processes=True,
+                    resources=self.params.get("resources"),
+                    dashboard_address=self.params.get("dashboard_address", ":0"),
+                )
+            self._client = Client(address or self._cluster)
+        return self._client
+
+
+def _keeping() -> bool:
+    from ..runtime import keeps_freed_memory
+
+    return keeps_freed_memory()
 
 
 def _gpus(params: dict) -> float:
@@ -124,50 +188,26 @@ def _loky(tasks: list[Task], params: dict) -> Iterator:
 
 
 def _indexed(i, fn, args):
-    return i, call_task(fn, args, in_worker=True)
+    return i, call_task(fn, args, True, _keeping())
 
 
-def _dask(tasks: list[Task], params: dict) -> Iterator:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as err:
-        raise ImportError("backend='dask' needs dask.distributed: pip install 'eadct[dask]'.") from err
-    import dask
+def _dask(client, tasks: list[Task], params: dict) -> Iterator:
+    from distributed import as_completed
 
-    address = params.get("address") or dask.config.get("scheduler-address", None)
-    if address:
-        client, cluster = Client(address), None
-    else:
-        n_workers = params.get("n_workers", os.cpu_count() or 1)
-        cluster = LocalCluster(
-            n_workers=n_workers, threads_per_worker=params.get("threads_per_worker", 1), processes=True,
-            resources=params.get("resources"),
-        )  # fmt: skip
-        client = Client(cluster)
-    gpus = _gpus(params)
-    retries = params.get("retries", 1)
-
-    def results():
+    gpus, retries, keep = _gpus(params), params.get("retries", 1), _keeping()
+    futures, by_key = [], {}
+    for t in tasks:
+        claim = {"GPU": gpus} if t.gpu and gpus else None
+        key = f"{t.fn.__name__}-{uuid.uuid4().hex}"  # names the unit or trial on the dashboard
+        future = client.submit(call_task, t.fn, t.args, True, keep, key=key, retries=retries, resources=claim)
+        futures.append(future)
+        by_key[future.key] = t
+    for future in as_completed(futures):
         try:
-            futures, by_key = [], {}
-            for t in tasks:
-                claim = {"GPU": gpus} if t.gpu and gpus else None
-                key = f"{t.fn.__name__}-{uuid.uuid4().hex}"  # names the unit or trial on the dashboard
-                future = client.submit(call_task, t.fn, t.args, True, key=key, retries=retries, resources=claim)
-                futures.append(future)
-                by_key[future.key] = t
-            for future in as_completed(futures):
-                try:
-                    result = future.result()
-                except Exception as err:  # lost more times than dask allows (workers killed again and again)
-                    result = Failure(type(err).__name__, str(err))
-                yield by_key[future.key], result
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-    return results()
+            result = future.result()
+        except Exception as err:  # lost more times than dask allows (workers killed again and again)
+            result = Failure(type(err).__name__, str(err))
+        yield by_key[future.key], result
 
 
 def _ray(tasks: list[Task], params: dict) -> Iterator:
@@ -175,26 +215,19 @@ def _ray(tasks: list[Task], params: dict) -> Iterator:
         import ray
     except ImportError as err:
         raise ImportError("backend='ray' needs ray: pip install 'eadct[ray]'.") from err
-    init = {k: v for k, v in params.items() if k not in ("gpus_per_task", "max_retries")}
     if not ray.is_initialized():
-        ray.init(**init)
+        ray.init(**{k: v for k, v in params.items() if k not in ("gpus_per_task", "max_retries")})
     gpus, retries = _gpus(params), params.get("max_retries", 3)
     remote = ray.remote(call_task)
-
-    def results():
-        pending = {}
-        for t in tasks:
-            ref = remote.options(num_cpus=1, num_gpus=gpus if t.gpu else 0, max_retries=retries).remote(
-                t.fn, t.args, True
-            )
-            pending[ref] = t
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                try:
-                    result = ray.get(ref)
-                except Exception as err:  # the worker died more often than max_retries
-                    result = Failure(type(err).__name__, str(err))
-                yield pending.pop(ref), result
-
-    return results()
+    pending = {}
+    for t in tasks:
+        options = dict(num_cpus=1, num_gpus=gpus if t.gpu else 0, max_retries=retries)
+        pending[remote.options(**options).remote(t.fn, t.args, True, _keeping())] = t
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            try:
+                result = ray.get(ref)
+            except Exception as err:  # the worker died more often than max_retries
+                result = Failure(type(err).__name__, str(err))
+            yield pending.pop(ref), result

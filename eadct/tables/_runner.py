@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from ..provenance import git_commit, machine_info, versions
 from . import _representations as representations
-from ._backends import BACKENDS, Failure, Task, call_task, run_tasks
+from ._backends import Failure, Session, Task, call_task
 from ._config import Profile, TableConfig
 from ._data import Data, load_data, metric_name, score
 from ._minirocket import fit_minirocket
@@ -132,8 +132,7 @@ def run_table(
     raises is recorded (``seed<k>.error.json`` beside its result's place, and in the log) and the others go on.
     """
     profile = table.profile(profile_name)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}.")
+    session = Session(backend, backend_params)  # checks the name; the engine starts with the first task
     git_commit()  # the commit of the code that runs, before anything could move HEAD
     datasets = list(datasets or table.datasets)
     models = list(models or table.models)
@@ -143,7 +142,15 @@ def run_table(
         if unknown:
             raise ValueError(f"{table.name} has no {kind} {unknown}; it has {list(pool)}.")
     sweep = _Sweep(table, profile, out_dir, len(datasets) * len(models) * len(seeds), log)
-    tasks = []
+    with session:
+        _run_datasets(sweep, session, datasets, models, seeds, data_dirs, download, command)
+    return sweep.counts
+
+
+def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data_dirs, download, command) -> None:
+    """Load each dataset once and run its missing units: in order in this process ("none"), or as tasks of
+    ``session`` submitted together once every dataset's searches are done."""
+    table, profile, out_dir, log, tasks = sweep.table, sweep.profile, sweep.out_dir, sweep.log, []
     for dataset in datasets:
         todo = [
             (m, s) for m in models for s in seeds if not representations.unit_done(table, m, sweep.path(m, dataset, s))
@@ -154,18 +161,17 @@ def run_table(
         data = load_data(dataset, data_dirs, download)
         if data is None:
             sweep.missing(dataset, todo, data_dirs)
-        elif backend == "none":
+        elif session.backend == "none":
             for m, s in todo:
                 sweep.finish(dataset, m, s, call_task(run_unit, (table, m, data, profile, s, out_dir, command, log)))
         else:
-            tasks += _unit_tasks(sweep, data, todo, command, trial_runner(backend, backend_params))
-    for task, outcome in run_tasks(tasks, backend, backend_params):
+            tasks += _unit_tasks(sweep, data, todo, command, trial_runner(session))
+    for task, outcome in session.run(tasks):
         dataset, m, s = task.key
         if not isinstance(outcome, Failure):
             write_unit_files(out_dir, table, m, dataset, profile.name, outcome["files"])
             outcome = outcome["result"]
         sweep.finish(dataset, m, s, outcome)
-    return sweep.counts
 
 
 def _unit_tasks(sweep: _Sweep, data: Data, todo: list, command, run_trials) -> list[Task]:

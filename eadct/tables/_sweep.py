@@ -12,21 +12,21 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ._backends import Failure, Task, run_tasks
+from ._backends import Failure, Session, Task
 from ._search import _trial
 from ._store import atomic_write_json, unit_dir
 
 __all__ = ["trial_runner", "unit_task", "write_unit_files"]
 
 
-def trial_runner(backend: str, backend_params: dict | None):
+def trial_runner(session: Session):
     """A ``run_trials(spec, data, profile, split, jobs)`` for the search that runs the jobs of a rung as tasks
-    of ``backend`` and yields each trial as it finishes (see :func:`eadct.tables._search.run_search`)."""
+    of ``session`` and yields each trial as it finishes (see :func:`eadct.tables._search.run_search`)."""
 
     def run_trials(spec, data, profile, split, jobs):
         args = (spec, data.task, data.name, profile)
         tasks = [Task((job["rung"], job["candidate"]), _remote_trial, (*args, job, split), gpu=True) for job in jobs]
-        for task, trial in run_tasks(tasks, backend, backend_params):
+        for task, trial in session.run(tasks):
             if isinstance(trial, Failure):
                 raise RuntimeError(f"search trial {task.key} failed: {trial.describe()}")
             yield trial
