@@ -4,7 +4,8 @@ Python blocks: the blocks of each page run in order in one namespace, in a tempo
 pastes them would, with fast settings (every fit is cut to a 16-wide, 2-block network and one epoch per stage:
 the test checks that the code runs, not its scores). Shell blocks: every command is checked. Scripts must exist,
 ``pip install`` extras must be declared in pyproject.toml, and ``eadct-tables`` / ``eadct-datasets`` arguments
-must parse. The cheap ones (``list``, ``check`` of bundled sets) also run and must exit 0.
+must parse. The cheap ones (``list``, ``check`` of bundled sets) also run and must exit 0. A block that needs
+what no test machine has (a SLURM cluster) is written as ``{code-block} python``: shown, not run.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ def _check_command(words: list[str]) -> None:
         _check_pip(words)
     elif program in ("eadct-tables", "eadct-datasets"):
         _check_cli(words)
+    elif program in ("dask", "ray"):  # cluster commands (docs/cluster.md): their extra exists, the verb is real
+        assert program in _extras(), f"pyproject.toml declares no [{program}] extra for {' '.join(words)!r}"
+        assert words[1] in {"dask": ("scheduler", "worker"), "ray": ("start",)}[program], " ".join(words)
     else:
         pytest.fail(f"no check for the command {' '.join(words)!r}; add one to tests/test_docs.py")
 
