@@ -171,3 +171,22 @@ def test_loky_and_sequential_backends_yield_every_task_once():
         assert sorted(out) == [0, 1, 2, 3] and isinstance(out[2], Failure) and out[3] == 30
     with pytest.raises(ValueError, match=r"backend must be one of \['none', 'loky', 'dask', 'ray'\]"):
         list(run_tasks(tasks, "spark"))
+
+
+def _threads_of_fit(estimator, X, y):
+    """A scorer that reports the torch threads the fit used (its last epoch's record)."""
+    return float(estimator.history_[-1]["threads"])
+
+
+def test_grid_search_fits_in_dask_workers_use_the_workers_one_thread(cluster):
+    import joblib
+    from sklearn.model_selection import GridSearchCV
+
+    from eadct import EADCTClassifier
+
+    X, y = make_panel(n=24)
+    params = {k: v for k, v in TINY.items() if k != "n_jobs"}  # the default n_jobs=None: the worker's limit
+    with distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+        search = GridSearchCV(EADCTClassifier(**params), {"alpha": [0.1, 0.9]}, cv=2, n_jobs=2,
+                              scoring=_threads_of_fit, refit=False).fit(X, y)  # fmt: skip
+    assert set(search.cv_results_["mean_test_score"]) == {1.0}
