@@ -190,3 +190,35 @@ def test_grid_search_fits_in_dask_workers_use_the_workers_one_thread(cluster):
         search = GridSearchCV(EADCTClassifier(**params), {"alpha": [0.1, 0.9]}, cv=2, n_jobs=2,
                               scoring=_threads_of_fit, refit=False).fit(X, y)  # fmt: skip
     assert set(search.cv_results_["mean_test_score"]) == {1.0}
+
+
+def test_ray_sweep_equals_the_sequential_one(setup, tmp_path):
+    """Runs where ray is installed (``pip install -e ".[ray]"``; not in ``dev``, so CI skips it)."""
+    ray = pytest.importorskip("ray")
+    root, table = setup
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        run_table(table, "tiny", tmp_path / "none", data_dirs=[root / "data"], log=lambda *_: None, **UNITS)
+    finally:
+        torch.set_num_threads(threads)
+    params = {"num_cpus": 2, "include_dashboard": False}
+    try:
+        counts = run_table(table, "tiny", tmp_path / "ray", data_dirs=[root / "data"], log=lambda *_: None,
+                           backend="ray", backend_params=params, **UNITS)  # fmt: skip
+
+        def fail_on_two(x):  # local, so pickled by value: Ray's workers cannot import the tests
+            if x == 2:
+                raise ValueError("bad data in unit 2")
+            return x * 10
+
+        failed = {t.key[0]: r for t, r in run_tasks([Task((i,), fail_on_two, (i,)) for i in range(4)], "ray")}
+        again = run_table(table, "tiny", tmp_path / "ray", data_dirs=[root / "data"], backend="ray", **UNITS)
+    finally:
+        ray.shutdown()
+    assert counts == {"run": 4, "skipped": 0, "missing_data": 0, "failed": 0}
+    one, other = _results(tmp_path / "none", table), _results(tmp_path / "ray", table)
+    assert all(one[u]["value"] == other[u]["value"] and one[u]["hyperparameters"] == other[u]["hyperparameters"]
+               for u in one)  # fmt: skip
+    assert isinstance(failed[2], Failure) and failed[3] == 30
+    assert again == {"run": 0, "skipped": 4, "missing_data": 0, "failed": 0}
