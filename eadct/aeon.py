@@ -13,7 +13,7 @@ from __future__ import annotations
 from aeon.classification.base import BaseClassifier
 from aeon.regression.base import BaseRegressor
 
-from .delegation import TEST_PARAMS, Delegating, delegated_signature
+from .delegation import TEST_PARAMS, Delegating
 from .estimators import EADCTClassifier as _SklearnClassifier
 from .estimators import EADCTRegressor as _SklearnRegressor
 
@@ -76,13 +76,6 @@ class EADCTClassifier(_Delegating, BaseClassifier):
     _tags = dict(_TAGS)
     _sklearn_class = _SklearnClassifier
 
-    def __init__(self, **params):
-        self._store(params)
-        super().__init__()
-        self._finish_init()
-
-    __init__.__signature__ = delegated_signature(_SklearnClassifier, **_AEON_DEFAULTS)
-
     def _predict_proba(self, X):
         return self.estimator_.predict_proba(X)
 
@@ -114,10 +107,3 @@ class EADCTRegressor(_Delegating, BaseRegressor):
 
     _tags = dict(_TAGS)
     _sklearn_class = _SklearnRegressor
-
-    def __init__(self, **params):
-        self._store(params)
-        super().__init__()
-        self._finish_init()
-
-    __init__.__signature__ = delegated_signature(_SklearnRegressor, **_AEON_DEFAULTS)

@@ -62,10 +62,27 @@ def delegated_signature(sklearn_class, **own_defaults) -> inspect.Signature:
 class Delegating:
     """Mixin of an sktime or aeon estimator around ``_sklearn_class``: ``__init__`` stores the hyperparameters
     (``_own_defaults`` first), ``_fit`` fits one scikit-learn estimator in ``estimator_`` and the predictions
-    ask it. The missing-values tag follows ``missing_values`` per instance."""
+    ask it. The missing-values tag follows ``missing_values`` per instance.
+
+    A subclass that sets ``_sklearn_class`` gets its ``__init__`` here, with that class's signature (the
+    frameworks read the hyperparameter names from it)."""
 
     _sklearn_class: type
     _own_defaults: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "_sklearn_class" not in cls.__dict__:
+            return
+
+        def __init__(self, **params):
+            self._store(params)
+            super().__init__()  # the framework's base class, next in the MRO
+            self._finish_init()
+
+        __init__.__signature__ = delegated_signature(cls._sklearn_class, **cls._own_defaults)
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = __init__
 
     def _store(self, params: dict) -> None:
         store_params(self, self._sklearn_class, params, **self._own_defaults)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sktime.classification.base import BaseClassifier
 from sktime.regression.base import BaseRegressor
 
-from .delegation import TEST_PARAMS, Delegating, delegated_signature
+from .delegation import TEST_PARAMS, Delegating
 from .estimators import EADCTClassifier as _SklearnClassifier
 from .estimators import EADCTRegressor as _SklearnRegressor
 
@@ -68,13 +68,6 @@ class EADCTClassifier(_Delegating, BaseClassifier):
     _tags = {**_TAGS, "capability:predict_proba": True}
     _sklearn_class = _SklearnClassifier
 
-    def __init__(self, **params):
-        self._store(params)
-        super().__init__()
-        self._finish_init()
-
-    __init__.__signature__ = delegated_signature(_SklearnClassifier)
-
     def _predict_proba(self, X):
         return self.estimator_.predict_proba(X)
 
@@ -105,10 +98,3 @@ class EADCTRegressor(_Delegating, BaseRegressor):
 
     _tags = dict(_TAGS)
     _sklearn_class = _SklearnRegressor
-
-    def __init__(self, **params):
-        self._store(params)
-        super().__init__()
-        self._finish_init()
-
-    __init__.__signature__ = delegated_signature(_SklearnRegressor)
