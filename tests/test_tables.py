@@ -333,6 +333,8 @@ def test_representations_are_recorded_shared_units_completed_and_reported(tiny_s
     md = paths[0].read_text()
     assert "## Representations: AvgWCD (Eq. 13)" in md and "| EA-DC-Transformer | Transformer |" in md
     assert any(p.name == "tinyrepr_tiny_tsne.png" and p.stat().st_size > 1000 for p in paths)
+    assert any(p.name == "tinyrepr_tiny_avgwcd.png" and p.stat().st_size > 1000 for p in paths)
+    assert md.index("tinyrepr_tiny_avgwcd.png") < md.index("tinyrepr_tiny.png")  # the report's own figure first
     with pytest.raises(TableConfigError, match="tsne"):
         (tiny_setup / "cfg" / "bad.toml").write_text(TABLE.replace('title = "Tiny table"', 'tsne = "Nope"'))
         load_table(tiny_setup / "cfg" / "bad.toml")

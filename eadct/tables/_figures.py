@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _sensitivity as sensitivity
+from ._representations import avgwcd_figure
 from ._representations import figure as representation_figure
 from ._store import unit_dir
 
@@ -30,6 +31,11 @@ def draw_figures(table, profile, out_dir, results, stats, published, task_of, re
     links, paths = [f"![{table.name}]({png.name})\n"], [png]
     tsne = report_dir / f"{stem}_tsne.png"
     folder = lambda m, d: unit_dir(out_dir, table, m, d, profile)  # noqa: E731
+    classification = [d for d in table.datasets if task_of.get(d) == "classification"]
+    avgwcd = report_dir / f"{stem}_avgwcd.png"
+    if table.representations and avgwcd_figure(table, results, classification, avgwcd):
+        links.insert(0, f"![AvgWCD of the representations]({avgwcd.name})\n")
+        paths.append(avgwcd)
     if table.tsne and representation_figure(table, results, folder, tsne):
         links.append(f"![t-SNE of the representations, {table.tsne}]({tsne.name})\n")
         paths.append(tsne)

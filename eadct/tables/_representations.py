@@ -150,3 +150,49 @@ def figure(table, results: dict, unit_folder, path: Path) -> bool:
     fig.suptitle(f"t-SNE of the TEST representations, {table.tsne}", fontsize=9)
     fig.savefig(path, dpi=90)
     return True
+
+
+def avgwcd_figure(table, results: dict, datasets: list, path: Path) -> bool:
+    """The normalised AvgWCD per dataset and model (mean +- std over seeds), and its average over the sets
+    where every model has it: the report's Eq. 13 table as a picture (lower is better)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    wcd = _normalized(results)
+    models = [m for m in table.models if any((m, d) in wcd for d in datasets)]
+    shown = [d for d in datasets if any((m, d) in wcd for m in models)]
+    if not shown:
+        return False
+    complete = [d for d in shown if all((m, d) in wcd for m in models)]
+    labels = shown + ([f"average ({len(complete)} sets)"] if complete else [])
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.75 * len(labels) + 2.0), 3.6))
+    width = 0.7 / max(1, len(models))
+    for i, m in enumerate(models):
+        x, mean, std = [], [], []
+        for k, d in enumerate(shown):
+            values = [r["value"] for r in wcd.get((m, d), [])]
+            if values:
+                x.append(k)
+                mean.append(np.mean(values))
+                std.append(np.std(values, ddof=1) if len(values) > 1 else 0.0)
+        if complete:
+            x.append(len(shown))
+            mean.append(np.mean([_mean(wcd, m, d) for d in complete]))
+            std.append(0.0)
+        offset = (i - (len(models) - 1) / 2) * width
+        ax.errorbar(np.asarray(x) + offset, mean, yerr=std, fmt="o", ms=4, capsize=2, label=m)
+    if complete:
+        ax.axvline(len(shown) - 0.5, color="grey", lw=0.8)
+    ax.set_xticks(np.arange(len(labels)))
+    ax.set_xticklabels(labels, rotation=45, ha="right", fontsize=7)
+    ax.set_ylabel("normalised AvgWCD (lower = tighter classes)", fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, frameon=False)
+    ax.set_title("AvgWCD (Eq. 13) of the TEST representations, mean +- std over seeds", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
