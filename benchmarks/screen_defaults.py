@@ -41,6 +41,9 @@ CANDIDATES = {
     "short-segments-cosine": dict(SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None),
     "short-segments-val25": dict(SHORT, pooling="segments", validation_fraction=0.25),
     "short-segments-ens5": dict(SHORT, pooling="segments", n_estimators=5),
+    # no inner validation: every TRAIN series trains, the cosine schedule ends the run, the last epochs kept
+    "short-segments-all-cosine": dict(SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None,
+                                      validation_fraction=0.0),  # fmt: skip
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

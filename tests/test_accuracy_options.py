@@ -139,3 +139,67 @@ def test_paired_comparison():
     # errors compare relative to their scale: 1000 -> 900 weighs as 1.0 -> 0.9
     np.testing.assert_allclose(paired_differences([900, 0.9], [1000, 1.0], False), [2 / 19, 2 / 19])
     assert compare([1.0], [0.5], True)["p"] is None
+
+
+def _snapshots_per_epoch(monkeypatch):
+    """Record the network's state after every fine-tuning epoch (what the averaging must use)."""
+    from eadct.training import loop
+
+    seen = []
+    original = loop._Progress.update
+
+    def update(self, key, network, epoch):
+        seen.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+        return original(self, key, network, epoch)
+
+    monkeypatch.setattr(loop._Progress, "update", update)
+    return seen
+
+
+def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
+    X, y = make_panel(n=20)
+    seen = _snapshots_per_epoch(monkeypatch)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "average_epochs": 3, "n_iter_no_change": 1}
+    clf = EADCTClassifier(**params).fit(X, y)
+    # every epoch ran (no early stopping at patience 1), and the weights are the mean of epochs 2-4
+    assert [r["epoch"] for r in clf.history_ if r["stage"] == "finetune"] == [1, 2, 3, 4]
+    state = clf.network_.state_dict()
+    for key, value in state.items():
+        if value.is_floating_point():
+            expected = torch.stack([s[key].double() for s in seen[1:]]).mean(0).to(value.dtype)
+            torch.testing.assert_close(value, expected)
+        else:
+            torch.testing.assert_close(value, seen[-1][key])
+    monkeypatch.undo()
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    assert clone(clf).get_params()["average_epochs"] == 3
+    reg = EADCTRegressor(**{**FAST, "average_epochs": 2}).fit(X, np.arange(20.0))
+    assert np.isfinite(reg.predict(X)).all()
+    with pytest.raises(ValueError, match="average_epochs must be None or a positive int"):
+        EADCTClassifier(**{**FAST, "average_epochs": 0}).fit(X, y)
+
+
+def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
+    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one."""
+    from eadct.training import loop
+
+    X, y = make_panel(n=20)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_epochs": 3, "random_state": 0}
+    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
+    path = tmp_path / "fit.pt"
+    calls, original = [], loop._train_epoch
+
+    def dying(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "_train_epoch", dying)
+    with pytest.raises(KeyboardInterrupt):
+        EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y)
+    monkeypatch.undo()
+    resumed = EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(resumed, whole)

@@ -71,7 +71,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             return torch.bfloat16
         return None
 
-    def _stage_settings(self, max_epochs: int, device: torch.device, batch_size: int, threads=None) -> StageSettings:
+    def _stage_settings(self, max_epochs, device, batch_size, threads=None, average=None) -> StageSettings:
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
         kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else default_kwargs
@@ -89,6 +89,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             mask_length=self.mask_length,
             lr_schedule=self.lr_schedule,
             before_epoch=None if threads is None else threads.adapt,
+            average_epochs=average,
         )
 
     # ------------------------------------------------------------------ data
@@ -223,7 +224,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size, threads)
                     if pretrain_epochs
                     else None,
-                    finetune_settings=self._stage_settings(self.max_epochs, device, batch_size, threads)
+                    finetune_settings=self._stage_settings(
+                        self.max_epochs, device, batch_size, threads, getattr(self, "average_epochs", None)
+                    )
                     if supervised
                     else None,
                     generator=torch.Generator().manual_seed(seed + 1),

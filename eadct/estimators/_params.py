@@ -143,6 +143,16 @@ _OTHER = {
         "    0: no hold-out, the epoch with the lowest training loss is kept (also, with a warning, when the\n"
         "    share rounds to no series, e.g. classes of fewer than 5 members at 0.1).",
     ),
+    "average_epochs": Param(
+        None,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=None\n"
+        "    Fine-tuning keeps the mean of the weights (and BatchNorm statistics) of its last ``average_epochs``\n"
+        "    epochs instead of the best validation epoch, and runs all ``max_epochs`` (``n_iter_no_change``\n"
+        "    then applies to pretraining only): stochastic weight averaging, no choice made on a small\n"
+        "    validation split. None: the best epoch (docs/training.md).",
+    ),
     "n_iter_no_change": Param(
         20,
         _none_or(is_positive_int),
@@ -269,6 +279,7 @@ SUPERVISED = (
     "mask_length",
     "validation_fraction",
     "n_iter_no_change",
+    "average_epochs",
     "n_estimators",
     "optimizer",
     "optimizer_kwargs",
@@ -283,7 +294,9 @@ SUPERVISED = (
     "verbose",
 )
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators"))
+UNSUPERVISED = tuple(
+    n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs")
+)
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
 

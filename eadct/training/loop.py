@@ -49,6 +49,10 @@ class StageSettings:
     before_epoch : callable or None
         Called before every epoch (the estimators follow the machine's load with it,
         :class:`eadct.runtime.TorchThreads`).
+    average_epochs : int or None
+        Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
+        ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
+        (``n_iter_no_change`` is not applied): stochastic weight averaging over the tail of the run.
     """
 
     max_epochs: int
@@ -64,6 +68,7 @@ class StageSettings:
     mask_length: float = 3.0
     lr_schedule: str = "constant"
     before_epoch: Callable[[], None] | None = None
+    average_epochs: int | None = None
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""
@@ -123,7 +128,8 @@ def run_stage(
     """
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
     progress = _Progress() if resume is None else _resume(resume, network, optimizer, generator, history)
-    patience = settings.n_iter_no_change
+    patience = settings.n_iter_no_change if not settings.average_epochs else None
+    first_averaged = settings.max_epochs - (settings.average_epochs or 0)
     epochs = tqdm(range(progress.epoch, settings.max_epochs), desc=name, disable=not settings.verbose,
                   initial=progress.epoch, total=settings.max_epochs, leave=True)  # fmt: skip
     for epoch in epochs:
@@ -144,6 +150,8 @@ def run_stage(
                 metrics, key = evaluate(network, valid)
             record.update(metrics)
         record["best"] = progress.update(key, network, epoch + 1)
+        if settings.average_epochs and epoch >= first_averaged:
+            progress.add_to_average(network)
         record["time_s"] = time.perf_counter() - tic
         history.append(record)
         if settings.verbose:
@@ -153,12 +161,19 @@ def run_stage(
                                "optimizer": optimizer.state_dict(), "history": list(history),
                                "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
-    if progress.best_state is not None:
-        network.load_state_dict(progress.best_state)
-    network.eval()
+    _keep(network, progress, settings)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _keep(network: nn.Module, progress: _Progress, settings: StageSettings) -> None:
+    """Leave ``network`` in eval mode with the weights the stage keeps: the average of its last epochs
+    (``settings.average_epochs``), else its best epoch."""
+    kept = progress.average(network) if settings.average_epochs else None
+    if kept is not None or progress.best_state is not None:
+        network.load_state_dict(kept if kept is not None else progress.best_state)
+    network.eval()
 
 
 def _non_finite(name: str, epoch: int, loss: float, progress: _Progress, settings: StageSettings) -> dict:
@@ -179,7 +194,8 @@ def _resume(resume: dict, network, optimizer, generator, history: list[dict]) ->
     optimizer.load_state_dict(resume["optimizer"])
     history[:] = resume["history"]
     set_rng_state(generator, resume["rng"])
-    return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"])
+    return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"],
+                     resume.get("average_sum"), resume.get("averaged", 0))  # fmt: skip
 
 
 def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
@@ -211,6 +227,8 @@ class _Progress:
     best_key: tuple | None = None
     bad_epochs: int = 0
     epoch: int = 0
+    average_sum: dict | None = None
+    averaged: int = 0
 
     def update(self, key: tuple, network: nn.Module, epoch: int) -> bool:
         """Record an epoch's selection key; returns whether it is the best so far."""
@@ -222,6 +240,25 @@ class _Progress:
             self.bad_epochs += 1
         return improved
 
+    def add_to_average(self, network: nn.Module) -> None:
+        """Add the network's weights and floating-point buffers to the running sum (float64); integer
+        buffers (BatchNorm's batch count) keep their latest value."""
+        state = _snapshot(network)
+        if self.average_sum is None:
+            self.average_sum = {k: v.double() if v.is_floating_point() else v for k, v in state.items()}
+        else:
+            for k, v in state.items():
+                self.average_sum[k] = self.average_sum[k] + v.double() if v.is_floating_point() else v
+        self.averaged += 1
+
+    def average(self, network: nn.Module) -> dict | None:
+        """The mean of the states added, in the dtypes of ``network``'s state; None when none was added."""
+        if not self.averaged:
+            return None
+        like = network.state_dict()
+        return {k: (v / self.averaged).to(like[k].dtype) if v.is_floating_point() else v
+                for k, v in self.average_sum.items()}  # fmt: skip
+
     def state(self) -> dict:
         return {"epoch": self.epoch, "best_state": self.best_state, "best_key": self.best_key,
-                "bad_epochs": self.bad_epochs}  # fmt: skip
+                "bad_epochs": self.bad_epochs, "average_sum": self.average_sum, "averaged": self.averaged}  # fmt: skip
