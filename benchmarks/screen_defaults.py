@@ -42,8 +42,11 @@ CANDIDATES = {
     "short-segments-val25": dict(SHORT, pooling="segments", validation_fraction=0.25),
     "short-segments-ens5": dict(SHORT, pooling="segments", n_estimators=5),
     # no inner validation: every TRAIN series trains, the cosine schedule ends the run, the last epochs kept
-    "short-segments-all-cosine": dict(SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None,
-                                      validation_fraction=0.0),  # fmt: skip
+    "short-segments-all-cosine": dict(
+        SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None, validation_fraction=0.0
+    ),  # fmt: skip
+    # no inner validation, constant rate, the mean of the weights of the last 20 fine-tuning epochs kept
+    "short-segments-all-swa20": dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
@@ -108,9 +111,9 @@ def read_results(path: Path) -> list[dict]:
 
 
 def report(rows: list[dict], candidates: list[str], baseline: str | None = None, cells: bool = True) -> str:
-    """The screen's table (Markdown): hold-out scores per dataset, then each candidate against ``baseline``
-    (default: the first) on the datasets both finished (classification: accuracy difference; regression:
-    RMSE ratio)."""
+    """The screen's table (Markdown): hold-out scores per dataset (mean over its seeds), then each candidate
+    against ``baseline`` (default: the first) on the datasets both finished, each compared over the seeds both
+    have (classification: accuracy difference; regression: RMSE ratio)."""
     cell = {}
     for r in rows:
         cell.setdefault((r["candidate"], r["dataset"]), []).append(r)
@@ -125,21 +128,30 @@ def report(rows: list[dict], candidates: list[str], baseline: str | None = None,
             row = [f"{mean[(c, d)]:.4g} ({secs[(c, d)]:.0f} s)" if (c, d) in mean else "" for c in names]
             lines.append(f"| {d} | " + " | ".join(row) + " |")
     first = baseline if baseline in names else (names[0] if names else None)
-    lines += [f"\nAgainst `{first}` on the datasets both finished:", "",
+    seeds = {k: {r["seed"]: r["score"] for r in v} for k, v in cell.items()}
+
+    def paired(c, d):
+        """Mean scores of ``c`` and of ``first`` on ``d`` over the seeds both have (None: no common seed)."""
+        common = sorted(set(seeds.get((c, d), {})) & set(seeds.get((first, d), {})))
+        if not common:
+            return None
+        return tuple(float(np.mean([seeds[(k, d)][s] for s in common])) for k in (c, first))
+
+    lines += [f"\nAgainst `{first}` on the datasets both finished, over the seeds both have there:", "",
               "| candidate | accuracy: mean difference (W / T / L, n) | RMSE: mean ratio (W / T / L, n) | "
               "fit time: mean ratio |", "|---|---|---|---|"]  # fmt: skip
     for c in [n for n in names if n != first]:
         row = []
         for kind in ("classification", "regression"):
-            both = [d for d in order if task[d] == kind and (c, d) in mean and (first, d) in mean]
+            both = {d: paired(c, d) for d in order if task[d] == kind and paired(c, d) is not None}
             if not both:
                 row.append("-")
                 continue
             if kind == "classification":
-                diff = np.array([mean[(c, d)] - mean[(first, d)] for d in both])
+                diff = np.array([a - b for a, b in both.values()])
                 value = f"{diff.mean():+.4f}"
             else:
-                ratio = np.array([mean[(c, d)] / mean[(first, d)] for d in both])
+                ratio = np.array([a / b for a, b in both.values()])
                 diff, value = 1 - ratio, f"{ratio.mean():.3f}"
             w, lo = int(np.sum(diff > 1e-12)), int(np.sum(diff < -1e-12))
             row.append(f"{value} ({w} / {len(both) - w - lo} / {lo}, {len(both)})")
