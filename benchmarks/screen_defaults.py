@@ -143,7 +143,7 @@ def report(rows: list[dict], candidates: list[str], baseline: str | None = None,
     for c in [n for n in names if n != first]:
         row = []
         for kind in ("classification", "regression"):
-            both = {d: paired(c, d) for d in order if task[d] == kind and paired(c, d) is not None}
+            both = {d: p for d in order if task[d] == kind and (p := paired(c, d)) is not None}
             if not both:
                 row.append("-")
                 continue

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import TINY, make_panel, make_unequal
+from sklearn.base import clone
 
 import eadct
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
@@ -91,6 +92,9 @@ def test_committed_model_of_the_release_loads_and_predicts_as_written():
         clf = eadct.load(FIXTURES / "classifier_0.1.0.safetensors")
     np.testing.assert_allclose(clf.predict_proba(expected["X"]), expected["proba"], atol=1e-5)
     np.testing.assert_array_equal(clf.classes_, expected["classes"])
+    # parameters added after 0.1.0 take their defaults, so the model clones and refits
+    params = clone(clf).get_params()
+    assert set(params) == set(EADCTClassifier().get_params()) and params["average_epochs"] is None
 
 
 def _rewrite_header(src: Path, dst: Path, edit) -> Path:

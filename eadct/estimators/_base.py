@@ -225,7 +225,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
-                        self.max_epochs, device, batch_size, threads, getattr(self, "average_epochs", None)
+                        self.max_epochs, device, batch_size, threads, self.average_epochs
                     )
                     if supervised
                     else None,

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 
 from ..provenance import VERSIONS_KEY, VERSIONS_OF, model_versions, warn_if_other_version
@@ -26,7 +28,7 @@ class PicklesWeights:
     def __setstate__(self, state):
         state = dict(state)
         versions, source = state.pop(VERSIONS_KEY, None), state.pop(VERSIONS_OF, "This pickled estimator")
-        _upgrade_state(state)
+        _upgrade_state(state, type(self))
         weights = state.get("network_")
         self.__dict__.update(state)
         if isinstance(weights, dict):
@@ -43,11 +45,15 @@ class PicklesWeights:
         warn_if_other_version(versions, source)
 
 
-def _upgrade_state(state: dict) -> None:
-    """Pickles of eadct 0.1.0 before the parameter renames: old names to new ones."""
+def _upgrade_state(state: dict, cls: type) -> None:
+    """States written by earlier versions: old parameter names to new ones, and the parameters added since
+    at their defaults (so that ``get_params``, ``clone`` and a refit work on a loaded model)."""
     for old, new in RENAMED.items():
         if old in state:
             state[new] = state.pop(old)
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if name != "self" and name not in state:
+            state[name] = parameter.default
     if "_network_args" in state:
         n_channels, max_len, n_outputs, plan = state.pop("_network_args")
         state["_network_spec"] = dict(n_channels=n_channels, max_len=max_len, n_outputs=n_outputs, plan=plan)
