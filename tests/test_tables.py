@@ -403,3 +403,41 @@ def test_report_never_replaced_by_fewer_results_and_draws_without_matplotlib(tin
     assert main(argv[:-1]) == 0
     captured = capsys.readouterr()
     assert 'pip install "eadct[plots]"' in captured.err and captured.out.strip() == str(md)
+
+
+def test_unit_keys_follow_changed_defaults(monkeypatch):
+    """A default changed since the key reference enters a unit's key as if the row had set it: the default row
+    then shares the results of a row that asked for the same settings, stale results are never reused, and
+    MiniRocket and the paper profiles (which pin the setting) keep their keys."""
+    from eadct.tables import _keys
+
+    table = load_table("candidates")
+    paper = load_table("table2")
+    keys = lambda: (  # noqa: E731
+        table.model_key("EA-DC (defaults)", "ERing", "defaults"),
+        table.model_key("EA-DC (averaged)", "ERing", "defaults"),
+        table.model_key("MiniRocket", "ERing", "defaults"),
+        paper.model_key("EA-DC-Transformer", "Handwriting", "quick"),
+    )
+    before = keys()
+    assert before[0] != before[1]
+    now = _keys.current_defaults()
+    averaged = {**now, **table.models["EA-DC (averaged)"].params}
+    monkeypatch.setattr(_keys, "current_defaults", lambda: dict(averaged))
+    after = keys()
+    assert after[0] == before[1] and after[1] == before[1]  # the default row now is the candidate row
+    assert after[2] == before[2]  # MiniRocket's fits do not depend on the network's defaults
+    # validation_fraction is pinned by the paper's configuration; a change of an unpinned default is not
+    monkeypatch.setattr(_keys, "current_defaults", lambda: {**now, "validation_fraction": 0.0})
+    assert keys()[3] == before[3]
+    monkeypatch.setattr(_keys, "current_defaults", lambda: {**now, "dropout": 0.2})
+    assert keys()[3] != before[3] and keys()[0] != before[0]
+
+
+def test_key_reference_lists_every_parameter():
+    """A new estimator parameter must be added to the key reference with the value that reproduces what the
+    estimators did before it (eadct/tables/_keys.py); otherwise every stored result would change its key."""
+    from eadct.tables import _keys
+
+    missing = sorted(set(_keys.current_defaults()) - set(_keys.REFERENCE_DEFAULTS))
+    assert not missing, f"add {missing} to REFERENCE_DEFAULTS in eadct/tables/_keys.py (see its docstring)"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
+from ._keys import key_base
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -133,13 +134,16 @@ class TableConfig:
         decides its results, so equal specifications in two tables share their results and a changed
         configuration never reuses stale ones."""
         spec = self.models[model]
+        settings = self.profile(profile).settings(dataset)
+        # a default changed since the reference enters as if the row set it (_keys.py)
+        settings["base_params"], changed = key_base(settings["base"])
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,
-            "params": spec.params,
+            "params": {**changed, **spec.params} if spec.kind == "eadct" else spec.params,
             "search": {p: self.space[p] for p in spec.search},
             "inherit": None if spec.inherit is None else self.model_key(spec.inherit, dataset, profile),
-            "profile": self.profile(profile).settings(dataset),
+            "profile": settings,
         }
         digest = hashlib.sha1(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()[:10]
         return f"{spec.architecture if spec.kind == 'eadct' else spec.kind}-{digest}"

@@ -1,0 +1,109 @@
+"""What a unit's key hashes of the estimator settings a profile starts from.
+
+A unit's results are stored under a hash of everything that decides them (``TableConfig.model_key``), so a
+changed configuration never reuses stale results and equal specifications share theirs. Defaults change
+between versions, and two rows can ask for the same fit in different ways (a row that sets
+``average_epochs=20`` before that is the default, and the default row after). So the key does not hash the
+current defaults themselves: it hashes the reference below (the settings when result keys were last reset)
+and, as if a row had set them, every setting whose value today differs from that reference.
+
+The reference is a record, not a definition: the defaults are defined once, in ``eadct.estimators``. Never
+edit an entry to follow a changed default (that would silently reuse results fitted under the old one). A new
+estimator parameter is added here with the value that does what the estimators did before it existed (a test
+asks for it), so that adding an option keeps every stored result.
+"""
+
+from __future__ import annotations
+
+#: ``EADCTClassifier().get_params()`` when the keys were last reset, without the settings that do not decide
+#: a result or that every unit sets itself (``UNKEYED``).
+REFERENCE_DEFAULTS = {
+    "alpha": 0.5,
+    "attention_downsample": "auto",
+    "attention_kernel_size": 3,
+    "attention_ratio": 0.25,
+    "average_epochs": None,
+    "batch_size": 16,
+    "beta": 0.3,
+    "clip_grad_norm": 4.0,
+    "d_ff": 256,
+    "d_model": 64,
+    "dropout": 0.1,
+    "head_hidden_size": None,
+    "lr": 0.001,
+    "lr_schedule": "constant",
+    "mask_length": 3.0,
+    "mask_ratio": 0.15,
+    "max_epochs": 60,
+    "n_blocks": 2,
+    "n_estimators": 1,
+    "n_heads": 8,
+    "n_iter_no_change": 20,
+    "norm": "batch",
+    "optimizer": None,
+    "optimizer_kwargs": None,
+    "pooling": "segments",
+    "precision": "auto",
+    "pretrain_epochs": 20,
+    "recompute_attention": "auto",
+    "validation_fraction": 0.1,
+}
+
+#: The names in ``eadct.PAPER_CONFIGURATION`` when the keys were last reset: the base settings a key lists.
+REFERENCE_BASE_NAMES = (
+    "d_model",
+    "n_heads",
+    "n_blocks",
+    "alpha",
+    "beta",
+    "attention_ratio",
+    "attention_downsample",
+    "pooling",
+    "max_epochs",
+    "pretrain_epochs",
+    "n_iter_no_change",
+    "lr",
+    "lr_schedule",
+    "batch_size",
+    "validation_fraction",
+    "n_estimators",
+)
+
+#: Settings that do not decide a result (where and how verbosely it runs) or that each unit sets itself.
+UNKEYED = {
+    "architecture",
+    "checkpoint_path",
+    "device",
+    "memory_guard",
+    "missing_values",
+    "n_jobs",
+    "random_state",
+    "verbose",
+}
+
+
+def current_defaults() -> dict:
+    """The estimators' defaults today, without ``UNKEYED``."""
+    from ..estimators import EADCTClassifier
+
+    return {k: v for k, v in EADCTClassifier().get_params().items() if k not in UNKEYED}
+
+
+def key_base(base: str) -> tuple[dict, dict]:
+    """``(base settings, changed settings)`` a unit's key hashes for a profile whose fits start from ``base``
+    ("paper": ``eadct.PAPER_CONFIGURATION`` over the defaults; "defaults": the estimators' defaults).
+
+    The base settings are the reference's names with the base's values as the reference has them (the paper's
+    values for "paper"); the changed settings are those whose value today differs from that. While nothing
+    has changed since the reference this is the key's former content, so stored results keep their keys."""
+    from ..estimators import PAPER_CONFIGURATION
+
+    now = current_defaults()
+    if base == "paper":
+        listed = {k: PAPER_CONFIGURATION[k] for k in REFERENCE_BASE_NAMES if k in PAPER_CONFIGURATION}
+        now.update(PAPER_CONFIGURATION)
+    else:
+        listed = {k: REFERENCE_DEFAULTS[k] for k in REFERENCE_BASE_NAMES}
+    reference = {**REFERENCE_DEFAULTS, **listed}
+    changed = {k: v for k, v in now.items() if k not in reference or reference[k] != v}
+    return listed, changed
