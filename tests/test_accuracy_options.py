@@ -16,7 +16,7 @@ from eadct.estimators._ensemble import kfold_indices, member_splits
 from eadct.networks import POOLINGS, EncoderConfig, pool_steps, pooled_width
 from eadct.networks.config import AUTO_ATTENTION_TOKENS, auto_downsample
 from eadct.tables._config import load_table
-from eadct.tables._paired import compare, paired_differences
+from eadct.tables._paired import compare, effect, paired_differences
 from eadct.training import StageSettings
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
@@ -139,6 +139,11 @@ def test_paired_comparison():
     # errors compare relative to their scale: 1000 -> 900 weighs as 1.0 -> 0.9
     np.testing.assert_allclose(paired_differences([900, 0.9], [1000, 1.0], False), [2 / 19, 2 / 19])
     assert compare([1.0], [0.5], True)["p"] is None
+    # the effect: mean accuracy difference; for errors the geometric mean of the ratios
+    assert effect([0.9, 0.5], [0.8, 0.6], True) == "+0.000"
+    assert effect([0.9, 0.7], [0.8, 0.6], True) == "+0.100"
+    assert effect([2.0, 50.0], [1.0, 200.0], False) == "x0.707"  # sqrt(2 * 0.25)
+    assert effect([], [], True) == "n/a"
 
 
 def _snapshots_per_epoch(monkeypatch):
