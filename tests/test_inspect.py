@@ -180,7 +180,7 @@ def test_warnings_name_the_users_line_once_per_fit():
     from sklearn.model_selection import cross_val_score
 
     X, y = make_panel(n=12, length=8)
-    tiny = {**TINY, "max_epochs": 1, "pretrain_epochs": 0}
+    tiny = {**TINY, "max_epochs": 1, "pretrain_epochs": 0, "validation_fraction": 0.1}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         EADCTClassifier(**tiny).fit(X, y)  # 4 series a class: validation_fraction=0.1 holds out none

@@ -92,9 +92,11 @@ def test_committed_model_of_the_release_loads_and_predicts_as_written():
         clf = eadct.load(FIXTURES / "classifier_0.1.0.safetensors")
     np.testing.assert_allclose(clf.predict_proba(expected["X"]), expected["proba"], atol=1e-5)
     np.testing.assert_array_equal(clf.classes_, expected["classes"])
-    # parameters added after 0.1.0 take their defaults, so the model clones and refits
+    # parameters added after 0.1.0 take the values that do what 0.1.0 did, so the model clones and refits as
+    # it was fitted: average_epochs None (the best epoch), not the classifier's default of today (20)
     params = clone(clf).get_params()
     assert set(params) == set(EADCTClassifier().get_params()) and params["average_epochs"] is None
+    assert EADCTClassifier().average_epochs == 20 and params["validation_fraction"] == 0.1
 
 
 def _rewrite_header(src: Path, dst: Path, edit) -> Path:

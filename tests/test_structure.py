@@ -146,7 +146,7 @@ def test_estimators_with_equal_params_plan_alike(monkeypatch):
 def test_an_empty_validation_split_is_announced():
     X, y = make_panel(n=12, channels=2, length=10, n_classes=3)  # 4 per class: round(0.4) = 0 each
     with pytest.warns(UserWarning, match="holds out no series .* chosen on the training loss"):
-        clf = EADCTClassifier(**TINY).fit(X, y)
+        clf = EADCTClassifier(**TINY, validation_fraction=0.1, average_epochs=None).fit(X, y)
     assert all("valid_loss" not in r for r in clf.history_)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -408,7 +408,8 @@ def test_report_never_replaced_by_fewer_results_and_draws_without_matplotlib(tin
 def test_unit_keys_follow_changed_defaults(monkeypatch):
     """A default changed since the key reference enters a unit's key as if the row had set it: the default row
     then shares the results of a row that asked for the same settings, stale results are never reused, and
-    MiniRocket and the paper profiles (which pin the setting) keep their keys."""
+    MiniRocket and the paper profiles (which pin the setting) keep their keys. At the reference, the keys are
+    those of the results stored before the reference existed."""
     from eadct.tables import _keys
 
     table = load_table("candidates")
@@ -419,19 +420,37 @@ def test_unit_keys_follow_changed_defaults(monkeypatch):
         table.model_key("MiniRocket", "ERing", "defaults"),
         paper.model_key("EA-DC-Transformer", "Handwriting", "quick"),
     )
+    reference = dict(_keys.REFERENCE_DEFAULTS)
+    defaults = lambda **changed: lambda task="classification": {**reference, **changed}  # noqa: E731
+    monkeypatch.setattr(_keys, "current_defaults", defaults())
     before = keys()
+    assert before[0] == "ea-dc-transformer-01383d756c" and before[3] == "ea-dc-transformer-ceaad3b65c"
     assert before[0] != before[1]
-    now = _keys.current_defaults()
-    averaged = {**now, **table.models["EA-DC (averaged)"].params}
-    monkeypatch.setattr(_keys, "current_defaults", lambda: dict(averaged))
+    monkeypatch.setattr(_keys, "current_defaults", defaults(**table.models["EA-DC (averaged)"].params))
     after = keys()
     assert after[0] == before[1] and after[1] == before[1]  # the default row now is the candidate row
-    assert after[2] == before[2]  # MiniRocket's fits do not depend on the network's defaults
-    # validation_fraction is pinned by the paper's configuration; a change of an unpinned default is not
-    monkeypatch.setattr(_keys, "current_defaults", lambda: {**now, "validation_fraction": 0.0})
-    assert keys()[3] == before[3]
-    monkeypatch.setattr(_keys, "current_defaults", lambda: {**now, "dropout": 0.2})
+    assert after[2] == before[2] and after[3] == before[3]  # MiniRocket; the paper pins both settings
+    monkeypatch.setattr(_keys, "current_defaults", defaults(dropout=0.2))  # a setting the paper leaves
     assert keys()[3] != before[3] and keys()[0] != before[0]
+
+
+def test_unit_keys_follow_each_estimators_defaults():
+    """The classifier's own defaults (weight averaging) decide the keys of the classification sets only; a
+    regression set's default row keeps the regressor's defaults and its key."""
+    from eadct import EADCTClassifier, EADCTRegressor
+    from eadct.tables._search import make_estimator
+
+    table = load_table("candidates")
+    spec, profile = table.models["EA-DC (defaults)"], table.profile("defaults")
+    key = lambda model, dataset: table.model_key(model, dataset, "defaults")  # noqa: E731
+    assert key("EA-DC (defaults)", "ERing") == key("EA-DC (averaged)", "ERing")
+    assert key("EA-DC (defaults)", "Tecator") != key("EA-DC (averaged)", "Tecator")
+    for task, cls in (("classification", EADCTClassifier), ("regression", EADCTRegressor)):
+        est = make_estimator(task, spec, profile, "X", {}, 0)
+        assert type(est) is cls
+        assert {k: est.get_params()[k] for k in ("average_epochs", "validation_fraction")} == {
+            k: cls().get_params()[k] for k in ("average_epochs", "validation_fraction")
+        }
 
 
 def test_key_reference_lists_every_parameter():

@@ -9,19 +9,21 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
+from ._params import CLASSIFIER_DEFAULTS, FITTED_DOC, SUPERVISED, doc_with_default, make_init, parameters_doc
 
 
 class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series classifier on the EA-DC-Transformer (Wang et al., TPAMI 2023).
 
     Masked-value pretraining of the encoder on the training series, then fine-tuning
-    of encoder and an MLP head with cross-entropy; the best epoch of each stage is
-    chosen on a stratified validation split of the training data.
+    of encoder and an MLP head with cross-entropy; the network kept is the mean of
+    the weights of the last 20 fine-tuning epochs (``average_epochs``; the paper
+    chooses the best epoch on a validation split: ``average_epochs=None,
+    validation_fraction=0.1``).
 
     Parameters
     ----------
-{parameters_doc(SUPERVISED)}
+{parameters_doc(SUPERVISED, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()})}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -39,7 +41,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     """
 
     _task = "classification"
-    __init__ = make_init(SUPERVISED)
+    __init__ = make_init(SUPERVISED, **CLASSIFIER_DEFAULTS)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).

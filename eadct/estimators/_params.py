@@ -26,6 +26,9 @@ from ..networks import (
 )
 from ..networks.config import is_positive_int
 
+#: ``Param.before`` when the parameter's earlier behaviour is its default.
+NOT_GIVEN = object()
+
 
 @dataclass(frozen=True)
 class Param:
@@ -35,6 +38,9 @@ class Param:
     check: Any
     what: str
     doc: str
+    # the value that does what the estimators did before the parameter existed, where that is not the
+    # default: a model saved by an earlier version loads with it (``_persistence._upgrade_state``)
+    before: Any = NOT_GIVEN
 
 
 def _number(low=None, high=None, low_open=True, high_open=True):
@@ -117,10 +123,10 @@ _OTHER = {
         is_positive_int,
         "a positive int",
         "int, default=1\n"
-        "    Networks in the ensemble. 1: one network, its best epochs chosen on the ``validation_fraction``\n"
-        "    split. k > 1: a k-fold split of the training data; member i trains on the other folds and chooses\n"
-        "    its epochs on fold i; predictions average the members' probabilities (regression: outputs). Costs\n"
-        "    about k times the fit and prediction time of one network (docs/training.md).",
+        "    Networks in the ensemble. 1: one network. k > 1: a k-fold split of the training data; member i\n"
+        "    trains on the other folds and uses fold i as its validation split (its best epochs, or with\n"
+        "    ``average_epochs`` only its history); predictions average the members' probabilities (regression:\n"
+        "    outputs). Costs about k times the fit and prediction time of one network (docs/training.md).",
     ),
     "batch_size": Param(
         16, is_positive_int, "a positive int", "int, default=16\n    Series per batch (the paper's configuration: 32)."
@@ -139,9 +145,10 @@ _OTHER = {
         _number(0, 1, low_open=False),
         "in [0, 1)",
         "float, default=0.1\n"
-        "    Share of the training data held out (stratified for classification) to choose the best epoch.\n"
-        "    0: no hold-out, the epoch with the lowest training loss is kept (also, with a warning, when the\n"
-        "    share rounds to no series, e.g. classes of fewer than 5 members at 0.1).",
+        "    Share of the training data held out (stratified for classification) to choose the best epoch\n"
+        "    (of pretraining; of fine-tuning with ``average_epochs=None``). 0: every series trains, and the\n"
+        "    epoch with the lowest training loss is kept (also, with a warning, when the share rounds to no\n"
+        "    series, e.g. classes of fewer than 5 members at 0.1). The paper's configuration: 0.1.",
     ),
     "average_epochs": Param(
         None,
@@ -151,7 +158,9 @@ _OTHER = {
         "    Fine-tuning keeps the mean of the weights (and BatchNorm statistics) of its last ``average_epochs``\n"
         "    epochs instead of the best validation epoch, and runs all ``max_epochs`` (``n_iter_no_change``\n"
         "    then applies to pretraining only): stochastic weight averaging, no choice made on a small\n"
-        "    validation split. None: the best epoch (docs/training.md).",
+        "    validation split. None: the best epoch on the ``validation_fraction`` split, as in the paper\n"
+        "    (docs/training.md).",
+        before=None,
     ),
     "n_iter_no_change": Param(
         20,
@@ -293,6 +302,10 @@ SUPERVISED = (
     "random_state",
     "verbose",
 )
+#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging
+#: of the last 20 fine-tuning epochs, every TRAIN series training. Chosen by the benchmark for classification
+#: only; it made regression worse (docs/accuracy.md, "Candidate: weight averaging").
+CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs")
@@ -320,6 +333,7 @@ PAPER_CONFIGURATION = {
     "lr_schedule": "constant",
     "batch_size": 32,
     "validation_fraction": 0.1,
+    "average_epochs": None,
     "n_estimators": 1,
 }
 
@@ -371,6 +385,12 @@ def make_init(names: tuple[str, ...], **own_defaults):
         + [inspect.Parameter(n, kw, default=d) for n, d in defaults.items()]
     )
     return __init__
+
+
+def doc_with_default(name: str, value) -> str:
+    """``PARAMS[name]``'s doc text for an estimator whose own default of ``name`` is ``value``."""
+    show = lambda v: f'"{v}"' if isinstance(v, str) else repr(v)  # noqa: E731
+    return PARAMS[name].doc.replace(f"default={show(PARAMS[name].default)}", f"default={show(value)}", 1)
 
 
 def parameters_doc(names: tuple[str, ...], **overrides: str) -> str:

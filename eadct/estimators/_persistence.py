@@ -8,7 +8,7 @@ import inspect
 import torch
 
 from ..provenance import VERSIONS_KEY, VERSIONS_OF, model_versions, warn_if_other_version
-from ._params import RENAMED
+from ._params import NOT_GIVEN, PARAMS, RENAMED
 
 
 class PicklesWeights:
@@ -47,13 +47,15 @@ class PicklesWeights:
 
 def _upgrade_state(state: dict, cls: type) -> None:
     """States written by earlier versions: old parameter names to new ones, and the parameters added since
-    at their defaults (so that ``get_params``, ``clone`` and a refit work on a loaded model)."""
+    at the values that do what that version did (``Param.before``, else the default), so that
+    ``get_params``, ``clone`` and a refit work on a loaded model and refit it as it was fitted."""
     for old, new in RENAMED.items():
         if old in state:
             state[new] = state.pop(old)
     for name, parameter in inspect.signature(cls.__init__).parameters.items():
         if name != "self" and name not in state:
-            state[name] = parameter.default
+            before = PARAMS[name].before if name in PARAMS else NOT_GIVEN
+            state[name] = parameter.default if before is NOT_GIVEN else before
     if "_network_args" in state:
         n_channels, max_len, n_outputs, plan = state.pop("_network_args")
         state["_network_spec"] = dict(n_channels=n_channels, max_len=max_len, n_outputs=n_outputs, plan=plan)

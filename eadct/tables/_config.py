@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ._keys import key_base
+from ._keys import dataset_task, estimator_class, key_base
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -83,14 +83,15 @@ class Profile:
     dataset_params: dict
     base: str = "paper"
 
-    def base_params(self) -> dict:
-        """The settings every fit of the profile starts from: ``PAPER_CONFIGURATION``, or the estimators'
-        defaults of the same settings (``base = "defaults"``: what ``EADCTClassifier()`` does today)."""
-        from ..estimators import PAPER_CONFIGURATION, EADCTClassifier
+    def base_params(self, task: str = "classification") -> dict:
+        """The settings every fit of the profile starts from: ``PAPER_CONFIGURATION``, or the defaults of the
+        same settings of the estimator of ``task`` (``base = "defaults"``: what ``EADCTClassifier()`` or
+        ``EADCTRegressor()`` does today)."""
+        from ..estimators import PAPER_CONFIGURATION
 
         if self.base == "paper":
             return dict(PAPER_CONFIGURATION)
-        defaults = EADCTClassifier().get_params()
+        defaults = estimator_class(task)().get_params()
         return {k: defaults[k] for k in PAPER_CONFIGURATION}
 
     def epochs(self) -> dict:
@@ -102,7 +103,7 @@ class Profile:
         """Everything of the profile that changes a result on ``dataset`` (part of a unit's key)."""
         out = {k: getattr(self, k) for k in RESULT_SETTINGS}
         out["search_epochs"] = list(out["search_epochs"])
-        out["base_params"] = self.base_params()
+        out["base_params"] = self.base_params(dataset_task(dataset))
         out["params"] = {**self.params, **self.dataset_params.get(dataset, {})}
         return out
 
@@ -136,7 +137,7 @@ class TableConfig:
         spec = self.models[model]
         settings = self.profile(profile).settings(dataset)
         # a default changed since the reference enters as if the row set it (_keys.py)
-        settings["base_params"], changed = key_base(settings["base"])
+        settings["base_params"], changed = key_base(settings["base"], dataset_task(dataset))
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,

@@ -15,8 +15,8 @@ asks for it), so that adding an option keeps every stored result.
 
 from __future__ import annotations
 
-#: ``EADCTClassifier().get_params()`` when the keys were last reset, without the settings that do not decide
-#: a result or that every unit sets itself (``UNKEYED``).
+#: The estimators' defaults (``get_params()``; then the classifier's and the regressor's were equal) when the
+#: keys were last reset, without the settings that do not decide a result or that each unit sets (``UNKEYED``).
 REFERENCE_DEFAULTS = {
     "alpha": 0.5,
     "attention_downsample": "auto",
@@ -82,23 +82,38 @@ UNKEYED = {
 }
 
 
-def current_defaults() -> dict:
-    """The estimators' defaults today, without ``UNKEYED``."""
-    from ..estimators import EADCTClassifier
+def estimator_class(task: str):
+    """The estimator of a task: ``EADCTClassifier`` or ``EADCTRegressor``."""
+    from ..estimators import EADCTClassifier, EADCTRegressor
 
-    return {k: v for k, v in EADCTClassifier().get_params().items() if k not in UNKEYED}
+    return EADCTClassifier if task == "classification" else EADCTRegressor
 
 
-def key_base(base: str) -> tuple[dict, dict]:
+def dataset_task(name: str) -> str:
+    """The task of a dataset the registry knows (``eadct.datasets.get_info``); "classification" for one it
+    does not (a key only: a unit's fit takes its task from the loaded data)."""
+    from ..datasets import get_info
+
+    info = get_info(name)
+    return "classification" if info is None else info.task
+
+
+def current_defaults(task: str = "classification") -> dict:
+    """The defaults of the estimator of ``task`` today, without ``UNKEYED``."""
+    return {k: v for k, v in estimator_class(task)().get_params().items() if k not in UNKEYED}
+
+
+def key_base(base: str, task: str = "classification") -> tuple[dict, dict]:
     """``(base settings, changed settings)`` a unit's key hashes for a profile whose fits start from ``base``
-    ("paper": ``eadct.PAPER_CONFIGURATION`` over the defaults; "defaults": the estimators' defaults).
+    ("paper": ``eadct.PAPER_CONFIGURATION`` over the defaults; "defaults": the estimators' defaults), on a
+    dataset of ``task``.
 
     The base settings are the reference's names with the base's values as the reference has them (the paper's
     values for "paper"); the changed settings are those whose value today differs from that. While nothing
     has changed since the reference this is the key's former content, so stored results keep their keys."""
     from ..estimators import PAPER_CONFIGURATION
 
-    now = current_defaults()
+    now = current_defaults(task)
     if base == "paper":
         listed = {k: PAPER_CONFIGURATION[k] for k in REFERENCE_BASE_NAMES if k in PAPER_CONFIGURATION}
         now.update(PAPER_CONFIGURATION)

@@ -16,13 +16,8 @@ import numpy as np
 
 from ._config import ModelSpec, Profile, TableConfig
 from ._data import Data, higher_is_better, metric_name, score, subset
+from ._keys import estimator_class
 from ._store import append_jsonl, atomic_write_json, read_jsonl, unit_dir
-
-
-def estimator_class(task: str):
-    from .. import EADCTClassifier, EADCTRegressor
-
-    return EADCTClassifier if task == "classification" else EADCTRegressor
 
 
 def default_params(names, task: str = "classification") -> dict:
@@ -38,7 +33,7 @@ def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper:
         "missing_values": "interpolate",
         "memory_guard": "auto",
         "device": os.environ.get("EADCT_DEVICE", "auto"),
-        **profile.base_params(),
+        **profile.base_params(task),
         **profile.params,
         **profile.dataset_params.get(dataset, {}),
         **hyper,
@@ -54,7 +49,7 @@ def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str 
     then distinct random draws from the product of the searched values (``search_seed``), ``n_candidates``
     in all."""
     names = list(spec.search)
-    base = profile.base_params()
+    base = profile.base_params(task)
     first = {n: base.get(n, v) for n, v in default_params(names, task).items()}
     if not names or profile.search == "none":
         return [first]
