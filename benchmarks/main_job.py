@@ -3,7 +3,8 @@
     python benchmarks/main_job.py --dataset JapaneseVowels --seeds 0 1 2 3 4
 
 Each seed's result is one JSON line in ``--out`` (default results/main_job_<dataset>.jsonl); a
-seed already there is not run again, so a killed run resumes where it stopped. Prints a Markdown
+seed already there with the same settings (the estimators' defaults and ``--param``) is not run again, so a
+killed run resumes where it stopped, and a change of the defaults is measured afresh. Prints a Markdown
 table with the mean and standard deviation. Uses only the public API (``eadct.demo.run``).
 """
 
@@ -17,7 +18,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from eadct import EADCTClassifier, EADCTRegressor
 from eadct.demo import run
+
+
+def _settings(params: dict) -> str:
+    """What decides a seed's result besides the seed: both estimators' defaults and the given parameters."""
+    defaults = {cls.__name__: cls().get_params() for cls in (EADCTClassifier, EADCTRegressor)}
+    return json.dumps({"defaults": defaults, "params": params}, sort_keys=True, default=repr)
 
 
 def main(argv=None) -> None:
@@ -38,17 +46,19 @@ def main(argv=None) -> None:
     tag = "_".join(f"{k}-{v}" for k, v in sorted(params.items()))
     out = Path(args.out or f"results/main_job_{args.dataset}{'_' + tag if tag else ''}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)
+    settings = _settings(params)
     done = {}
     if out.exists():
         for line in out.read_text().splitlines():
             if line.strip():
                 rec = json.loads(line)
-                done[rec["seed"]] = rec
+                if rec.get("settings") == settings:
+                    done[rec["seed"]] = rec
     for seed in args.seeds:
         if seed in done:
             continue
         rec = run(args.dataset, args.data_dir, random_state=seed, **params)
-        rec["seed"] = seed
+        rec["seed"], rec["settings"] = seed, settings
         with out.open("a") as fh:
             fh.write(json.dumps(rec) + "\n")
         done[seed] = rec
