@@ -5,13 +5,13 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, PARAMS, UNSUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, UNSUPERVISED, doc_with_default, make_init, parameters_doc
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
 #: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the
 #: supervised estimators' default, "segments", measured better for their task heads (docs/accuracy.md).
 _OWN_DEFAULTS = {"pooling": "mean"}
-_POOLING_DOC = PARAMS["pooling"].doc.replace('default="segments"', 'default="mean"')
+_POOLING_DOC = doc_with_default("pooling", _OWN_DEFAULTS["pooling"])
 
 
 class EADCTRepresentation(TransformerMixin, EADCTBase):

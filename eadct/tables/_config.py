@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ._keys import dataset_task, estimator_class, key_base
+from ._keys import current_defaults, dataset_task, key_base
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -91,7 +91,7 @@ class Profile:
 
         if self.base == "paper":
             return dict(PAPER_CONFIGURATION)
-        defaults = estimator_class(task)().get_params()
+        defaults = current_defaults(task)
         return {k: defaults[k] for k in PAPER_CONFIGURATION}
 
     def epochs(self) -> dict:
@@ -100,10 +100,10 @@ class Profile:
         return {k: base[k] if getattr(self, k) is None else getattr(self, k) for k in EPOCH_SETTINGS}
 
     def settings(self, dataset: str) -> dict:
-        """Everything of the profile that changes a result on ``dataset`` (part of a unit's key)."""
+        """The profile's own settings that change a result on ``dataset`` (part of a unit's key, which adds the
+        base settings: ``_keys.key_base``)."""
         out = {k: getattr(self, k) for k in RESULT_SETTINGS}
         out["search_epochs"] = list(out["search_epochs"])
-        out["base_params"] = self.base_params(dataset_task(dataset))
         out["params"] = {**self.params, **self.dataset_params.get(dataset, {})}
         return out
 

@@ -16,14 +16,8 @@ import numpy as np
 
 from ._config import ModelSpec, Profile, TableConfig
 from ._data import Data, higher_is_better, metric_name, score, subset
-from ._keys import estimator_class
+from ._keys import current_defaults, estimator_class
 from ._store import append_jsonl, atomic_write_json, read_jsonl, unit_dir
-
-
-def default_params(names, task: str = "classification") -> dict:
-    """The defaults of ``names`` for the estimator of ``task``."""
-    defaults = estimator_class(task)().get_params()
-    return {n: defaults[n] for n in names}
 
 
 def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper: dict, seed: int, **fit_settings):
@@ -50,7 +44,8 @@ def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str 
     in all."""
     names = list(spec.search)
     base = profile.base_params(task)
-    first = {n: base.get(n, v) for n, v in default_params(names, task).items()}
+    defaults = current_defaults(task)
+    first = {n: base.get(n, defaults[n]) for n in names}
     if not names or profile.search == "none":
         return [first]
     grid = [dict(zip(names, values, strict=True)) for values in itertools.product(*(table.space[n] for n in names))]
