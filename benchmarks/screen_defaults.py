@@ -47,6 +47,8 @@ CANDIDATES = {
     ),  # fmt: skip
     # no inner validation, constant rate, the mean of the weights of the last 20 fine-tuning epochs kept
     "short-segments-all-swa20": dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0),
+    # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
+    "short-segments-huber": dict(SHORT, pooling="segments", loss="huber"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -232,6 +232,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     generator=torch.Generator().manual_seed(seed + 1),
                     history=history,
                     checkpointer=checkpointer,
+                    loss=getattr(self, "loss", "squared_error"),  # only the regressor has a loss to choose
                 )
         for r in history:
             if r.get("non_finite"):

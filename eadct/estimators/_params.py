@@ -25,6 +25,7 @@ from ..networks import (
     validate_encoder_config,
 )
 from ..networks.config import is_positive_int
+from ..training import REGRESSION_LOSSES
 
 #: ``Param.before`` when the parameter's earlier behaviour is its default.
 NOT_GIVEN = object()
@@ -94,6 +95,18 @@ _OTHER = {
         "int or None, default=None\n"
         "    Hidden layer of the task head (None: the classification head is GELU, dropout, linear; the\n"
         "    regression head linear).",
+    ),
+    "loss": Param(
+        "squared_error",
+        lambda v: isinstance(v, str) and v in REGRESSION_LOSSES,
+        f"one of {list(REGRESSION_LOSSES)}",
+        '{"squared_error", "huber"}, default="squared_error"\n'
+        "    The regressor's fine-tuning loss, which also chooses its best epoch on the validation split.\n"
+        '    "squared_error": MSE on targets standardised by their mean and standard deviation (paper Eq. 9).\n'
+        '    "huber": the Huber loss on targets centred on their median and scaled by their interquartile range\n'
+        "    (/ 1.349): quadratic up to 1.35 such units from the target, linear beyond, so that a few extreme\n"
+        "    targets in TRAIN cannot dominate the fit (docs/training.md).",
+        before="squared_error",
     ),
     "max_epochs": Param(
         60,
@@ -301,6 +314,12 @@ SUPERVISED = (
     "checkpoint_path",
     "random_state",
     "verbose",
+)
+#: ``EADCTRegressor``'s parameters: the supervised ones and its loss.
+REGRESSOR = (
+    SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
+    + ("loss",)
+    + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging
 #: of the last 20 fine-tuning epochs, every TRAIN series training. Chosen by the benchmark for classification

@@ -7,23 +7,36 @@ from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, SUPERVISED, make_init, parameters_doc
+from ._params import FITTED_DOC, REGRESSOR, make_init, parameters_doc
+
+
+def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and spread of each target column: mean and standard deviation for the squared error; for the
+    Huber loss median and interquartile range / 1.349 (the standard deviation of a normal sample), so that
+    extreme targets neither shift nor stretch the scale; the standard deviation where the IQR is 0."""
+    std = y2.std(axis=0)
+    if loss != "huber":
+        return y2.mean(axis=0), std
+    q25, median, q75 = np.percentile(y2, [25, 50, 75], axis=0)
+    iqr_scale = (q75 - q25) / 1.349
+    return median, np.where(iqr_scale > 1e-12, iqr_scale, std)
 
 
 class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series (extrinsic) regressor on the EA-DC-Transformer.
 
     Masked-value pretraining, then fine-tuning of encoder and a linear head (or, with
-    ``head_hidden_size``, an MLP head) with MSE on standardised targets (paper Eq. 9); one or
-    several targets.
+    ``head_hidden_size``, an MLP head) with MSE on standardised targets (paper Eq. 9; or, with
+    ``loss="huber"``, a Huber loss on robustly scaled targets); one or several targets.
 
     Parameters
     ----------
-{parameters_doc(SUPERVISED)}
+{parameters_doc(REGRESSOR)}
     Attributes
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
-        Target standardisation learnt in fit.
+        Target standardisation learnt in fit: mean and standard deviation, or with ``loss="huber"``
+        median and interquartile range / 1.349 (the standard deviation where that is 0).
 {FITTED_DOC}
     Examples
     --------
@@ -38,7 +51,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     """
 
     _task = "regression"
-    __init__ = make_init(SUPERVISED)
+    __init__ = make_init(REGRESSOR)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).
@@ -59,8 +72,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         self._y_ndim = y.ndim
         y2 = y.reshape(len(y), -1)
         with np.errstate(over="ignore", invalid="ignore"):
-            self.target_mean_ = y2.mean(axis=0)
-            scale = y2.std(axis=0)
+            self.target_mean_, scale = _target_location_scale(y2, self.loss)
             self.target_scale_ = np.where(scale > 1e-12, scale, 1.0)
             targets = ((y2 - self.target_mean_) / self.target_scale_).astype(np.float32)
         if not (np.isfinite(self.target_scale_).all() and np.isfinite(targets).all()):

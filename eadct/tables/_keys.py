@@ -31,6 +31,7 @@ REFERENCE_DEFAULTS = {
     "dropout": 0.1,
     "head_hidden_size": None,
     "lr": 0.001,
+    "loss": "squared_error",
     "lr_schedule": "constant",
     "mask_length": 3.0,
     "mask_ratio": 0.15,

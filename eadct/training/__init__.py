@@ -4,9 +4,10 @@ from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage
 from .masking import make_geometric_mask, masked_mse
-from .stages import finetune, predict_outputs, pretrain, train_two_stage
+from .stages import REGRESSION_LOSSES, finetune, predict_outputs, pretrain, train_two_stage
 
 __all__ = [
+    "REGRESSION_LOSSES",
     "Checkpointer",
     "SeriesTensors",
     "StageSettings",

@@ -68,6 +68,17 @@ def pretrain(
               history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
 
 
+#: Fine-tuning losses of regression on standardised targets, by name. ``"huber"``: quadratic within
+#: ``HUBER_DELTA`` of the target, linear beyond it (``torch.nn.functional.huber_loss``), so a few extreme
+#: targets cannot dominate the fit; 1.35 is the usual constant (scikit-learn's ``HuberRegressor.epsilon``),
+#: in units of the robust target scale the regressor uses with it.
+HUBER_DELTA = 1.35
+REGRESSION_LOSSES = {
+    "squared_error": F.mse_loss,
+    "huber": lambda outputs, y: F.huber_loss(outputs, y, delta=HUBER_DELTA),
+}
+
+
 def finetune(
     network: nn.Module,
     train: SeriesTensors,
@@ -75,6 +86,7 @@ def finetune(
     *,
     task: str,
     settings: StageSettings,
+    loss: str = "squared_error",
     generator: torch.Generator,
     history: list[dict],
     checkpointer: Checkpointer | None = None,
@@ -84,16 +96,19 @@ def finetune(
 
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
-    ``task="regression"``: MSE on (standardised) targets; the best epoch has the
-    lowest validation MSE.
+    ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
+    epoch has the lowest validation loss.
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    if loss not in REGRESSION_LOSSES:
+        raise ValueError(f"loss must be one of {list(REGRESSION_LOSSES)}, got {loss!r}")
+    regression_loss = REGRESSION_LOSSES[loss]
 
     def loss_of(outputs, y):
         if task == "classification":
             return F.cross_entropy(outputs.float(), y)
-        return F.mse_loss(outputs.float(), y)
+        return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
         return loss_of(net(x, valid_steps), y)
@@ -151,13 +166,15 @@ def train_two_stage(
     generator: torch.Generator,
     history: list[dict],
     checkpointer: Checkpointer | None = None,
+    loss: str = "squared_error",
 ) -> None:
     """Pretrain then fine-tune, resuming from ``checkpointer`` where a run left off.
 
     ``pretrain_settings=None`` skips pretraining; ``task=None`` skips fine-tuning
     (representation learning). A finished stage in the checkpoint is not run again; a
     stage interrupted mid-way continues from its last finished epoch with the saved
-    optimizer and random states, so the result equals an uninterrupted run's.
+    optimizer and random states, so the result equals an uninterrupted run's. ``loss``: the
+    regression loss of fine-tuning (:func:`finetune`).
     """
     state = checkpointer.load() if checkpointer is not None else None
     stage = state["stage"] if state else None
@@ -173,4 +190,4 @@ def train_two_stage(
         pretrain(network, *pretrain_data, settings=pretrain_settings, resume=resume, **common)
     if task is not None and not (stage == "finetune" and done):
         resume = state if stage == "finetune" else None
-        finetune(network, *finetune_data, task=task, settings=finetune_settings, resume=resume, **common)
+        finetune(network, *finetune_data, task=task, settings=finetune_settings, loss=loss, resume=resume, **common)
