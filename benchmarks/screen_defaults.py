@@ -47,6 +47,14 @@ CANDIDATES = {
     ),  # fmt: skip
     # no inner validation, constant rate, the mean of the weights of the last 20 fine-tuning epochs kept
     "short-segments-all-swa20": dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0),
+    # the classifier's defaults (all-swa20) trained longer: 100 fine-tuning epochs, the last 40 averaged
+    "short-segments-all-swa40-e100": dict(
+        SHORT, pooling="segments", max_epochs=100, average_epochs=40, validation_fraction=0.0
+    ),  # fmt: skip
+    # the classifier's defaults with the paper's 50 pretraining epochs instead of 20
+    "short-segments-all-swa20-pre50": dict(
+        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, pretrain_epochs=50
+    ),  # fmt: skip
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
     "short-segments-huber": dict(SHORT, pooling="segments", loss="huber"),
 }
