@@ -102,3 +102,33 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     screen.main(argv)  # finished: nothing fitted again
     assert len(screen.read_results(out)) == 1
     assert "| Toy |" in capsys.readouterr().out
+
+
+def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
+    """benchmarks/fit_diagnostics.py scores training and hold-out parts of TRAIN, never TEST, one row per set."""
+    import numpy as np
+
+    import eadct.datasets as datasets
+
+    bench_dir = SCREEN.parent
+    monkeypatch.syspath_prepend(str(bench_dir))
+    gen = _script(bench_dir / "fit_diagnostics.py")
+    diagnostics = next(gen)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 2, 12))
+    y = X.mean(axis=(1, 2))
+    asked = []
+
+    def fake_load(name, split, data_dir=None, **kw):
+        asked.append(split)
+        return X, y
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    tiny = "dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=2, pretrain_epochs=0)"
+    diagnostics.main(["Toy", tiny, "{'d_model': 8, 'n_heads': 2, 'n_blocks': 1, 'max_epochs': 1}", "--data-dir", "x"])
+    out = capsys.readouterr().out
+    assert asked == ["train"]
+    assert "16 series fit, 8 held out" in out
+    rows = [line for line in out.splitlines() if line.startswith("| {")]
+    assert len(rows) == 2 and "'max_epochs': 2" in rows[0]
+    next(gen, None)
