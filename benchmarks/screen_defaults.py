@@ -55,6 +55,14 @@ CANDIDATES = {
     "short-segments-all-swa20-pre50": dict(
         SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, pretrain_epochs=50
     ),  # fmt: skip
+    # the classifier's defaults with twice the learning rate (weight averaging favours a high constant rate)
+    "short-segments-all-swa20-lr2": dict(
+        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, lr=2e-3
+    ),  # fmt: skip
+    # the classifier's defaults with batches of 8 (twice the optimizer steps; the small sets have 2-12 per epoch)
+    "short-segments-all-swa20-b8": dict(
+        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8
+    ),
     # regression: no dropout (the regressor underfits Tecator: TRAIN RMSE 3.7 with dropout 0.1)
     "short-segments-drop0": dict(SHORT, pooling="segments", dropout=0.0),
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
