@@ -71,6 +71,10 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-drop0": dict(
         SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, dropout=0.0
     ),  # fmt: skip
+    # the classifier's defaults with 8 segments instead of 4 (a finer temporal layout in the head's input)
+    "short-segments-all-swa20-b8-seg8": dict(
+        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, n_segments=8
+    ),  # fmt: skip
     # regression: no dropout (the regressor underfits Tecator: TRAIN RMSE 3.7 with dropout 0.1)
     "short-segments-drop0": dict(SHORT, pooling="segments", dropout=0.0),
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss

@@ -40,6 +40,24 @@ def test_segment_pooling_is_the_mean_of_each_quarter():
     torch.testing.assert_close(out, torch.tensor([[3.5, 0.5, 2.5, 4.5, 6.5]]))
 
 
+def test_segment_count_sets_the_parts_and_the_head_width():
+    h = torch.arange(8.0).reshape(1, 8, 1)
+    torch.testing.assert_close(pool_steps(h, None, "segments", n_segments=2), torch.tensor([[3.5, 1.5, 5.5]]))
+    assert pooled_width("segments", 4, n_segments=8) == 36 and pooled_width("mean", 4, n_segments=8) == 4
+    # a series shorter than n_segments leaves parts empty (zeros), padded or not
+    valid = torch.arange(8)[None, :] < 3
+    out = pool_steps(h, valid, "segments", n_segments=8)
+    torch.testing.assert_close(out, pool_steps(h[:, :3], None, "segments", n_segments=8))
+    assert out.shape == (1, 9) and (out[0, 1:] != 0).sum() == 2  # parts of step 1 and step 2 (step 0 is 0)
+    X, y, _ = make_unequal(lengths=(3, 15))
+    clf = EADCTClassifier(**FAST, n_segments=8).fit(X, y)
+    assert clf.network_.task_head is not None and clf.transform(X).shape == (len(X), 9 * TINY["d_model"])
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    with pytest.raises(ValueError, match="n_segments"):
+        EADCTClassifier(n_segments=0).fit(X, y)
+
+
 @pytest.mark.parametrize("how", ["mean-max", "segments"])
 def test_new_poolings_fit_unequal_lengths_and_pickle(how):
     X, y, _ = make_unequal(lengths=(3, 15))

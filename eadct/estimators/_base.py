@@ -127,13 +127,14 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         architecture = get_architecture(self.architecture)
         config = self._encoder_config(n_channels, max_len, plan)
         flat = self.pooling == "flatten"
-        width = pooled_width(self.pooling, architecture.width(config), max_len)
+        width = pooled_width(self.pooling, architecture.width(config), max_len, self.n_segments)
         head = None
         if self._task == "classification":
             head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
         elif self._task == "regression":
             head = RegressionHead(width, n_outputs, self.head_hidden_size, self.dropout)
-        return SeriesNetwork(architecture.build(config), n_channels, head, self.pooling, max_len if flat else None)
+        encoder, n_steps = architecture.build(config), max_len if flat else None
+        return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, self.n_segments)
 
     def _memory_args(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
         """What :func:`eadct.networks.plan_training_memory` and its out-of-memory message need."""

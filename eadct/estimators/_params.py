@@ -19,6 +19,7 @@ import torch
 from ..networks import (
     ARCHITECTURES,
     MEMORY_GUARDS,
+    N_SEGMENTS,
     POOLINGS,
     encoder_settings,
     get_architecture,
@@ -82,11 +83,20 @@ _OTHER = {
         f"one of {list(POOLINGS)}",
         '{"mean", "max", "mean-max", "segments", "flatten"}, default="segments"\n'
         "    How the step representations become one vector per series (the head's input), over its valid\n"
-        '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of 4 consecutive equal\n'
-        '    parts of each series (the coarse temporal layout, for any length). ``"flatten"`` is TST\'s head\n'
-        "    input: the N x d step representations of the longest training series length N, concatenated\n"
-        "    (shorter series zero-padded); the model then accepts series of at most N steps.\n"
+        '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of ``n_segments``\n'
+        '    consecutive equal parts of each series (the coarse temporal layout, for any length). ``"flatten"``\n'
+        "    is TST's head input: the N x d step representations of the longest training series length N,\n"
+        "    concatenated (shorter series zero-padded); the model then accepts series of at most N steps.\n"
         "    ``transform`` returns the pooled vector (docs/model.md).",
+    ),
+    "n_segments": Param(
+        N_SEGMENTS,
+        is_positive_int,
+        "a positive int",  # fmt: skip
+        f"int, default={N_SEGMENTS}\n"
+        '    The consecutive equal parts of each series that ``pooling="segments"`` averages separately (the\n'
+        "    head then reads ``(n_segments + 1) * d_model`` numbers); ignored by the other poolings.",
+        before=N_SEGMENTS,
     ),
     "head_hidden_size": Param(
         None,
@@ -291,6 +301,7 @@ SUPERVISED = (
     "recompute_attention",
     "attention_downsample",
     "pooling",
+    "n_segments",
     "head_hidden_size",
     "max_epochs",
     "pretrain_epochs",
@@ -321,10 +332,9 @@ REGRESSOR = (
     + ("loss",)
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
-#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging
-#: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8. Each chosen by the TRAIN
-#: screen and then the benchmark for classification only; averaging made regression worse (docs/accuracy.md,
-#: "Candidate: weight averaging" and "Candidates: longer training of the classifier").
+#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging of
+#: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8. Each chosen by the TRAIN screen
+#: and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(

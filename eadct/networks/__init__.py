@@ -5,7 +5,7 @@ from .attention import EvolvingAttention
 from .config import EncoderConfig, encoder_settings, validate_encoder_config
 from .dilated_conv import DilatedConvBranch
 from .embedding import InputEmbedding
-from .encoder import POOLINGS, EADCTEncoder, EADCTLayer, pool_steps, pooled_width
+from .encoder import N_SEGMENTS, POOLINGS, EADCTEncoder, EADCTLayer, pool_steps, pooled_width
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
 from .memory import (
     INFERENCE_HEADROOM,
@@ -49,6 +49,7 @@ __all__ = [
     "explain_out_of_memory",
     "out_of_memory_message",
     "plan_training_memory",
+    "N_SEGMENTS",
     "pool_steps",
     "pooled_width",
     "POOLINGS",

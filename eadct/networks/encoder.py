@@ -146,15 +146,16 @@ class EADCTEncoder(nn.Module):
 
 #: Poolings of the step representations into one vector per series (the head's input).
 POOLINGS = ("mean", "max", "mean-max", "segments", "flatten")
-#: Consecutive parts of a series that ``pooling="segments"`` averages separately.
+#: Consecutive parts of a series that ``pooling="segments"`` averages separately, unless told otherwise
+#: (the estimators' ``n_segments``).
 N_SEGMENTS = 4
 
 
-def pooled_width(how: str, d: int, n_steps: int | None = None) -> int:
+def pooled_width(how: str, d: int, n_steps: int | None = None, n_segments: int = N_SEGMENTS) -> int:
     """Width of :func:`pool_steps`' output for step representations of width ``d``."""
     if how not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")
-    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": N_SEGMENTS + 1}.get(how)
+    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1}.get(how)
     if factor is None:  # flatten
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
@@ -175,14 +176,14 @@ def _max(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
     return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
 
 
-def _segments(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
-    """Means over ``N_SEGMENTS`` consecutive equal parts of each series' valid steps (relative to its own
-    length, so unequal lengths work), after the mean over all of them: ``(B, (N_SEGMENTS + 1) * d)``."""
+def _segments(h: torch.Tensor, valid: torch.Tensor | None, n_segments: int) -> torch.Tensor:
+    """Means over ``n_segments`` consecutive equal parts of each series' valid steps (relative to its own
+    length, so unequal lengths work), after the mean over all of them: ``(B, (n_segments + 1) * d)``."""
     n = h.shape[1]
     lengths = valid.sum(dim=1) if valid is not None else torch.full((h.shape[0],), n, device=h.device)
     steps = torch.arange(n, device=h.device)
-    part = (steps.unsqueeze(0) * N_SEGMENTS) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
-    weights = torch.nn.functional.one_hot(part.clamp_max(N_SEGMENTS), N_SEGMENTS + 1)[..., :N_SEGMENTS]
+    part = (steps.unsqueeze(0) * n_segments) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
+    weights = torch.nn.functional.one_hot(part.clamp_max(n_segments), n_segments + 1)[..., :n_segments]
     weights = weights.to(h.dtype)  # (B, N, S); steps past the series' length fall in no segment
     counts = weights.sum(dim=1).clamp_min(1)  # (B, S); a series shorter than S leaves some empty
     parts = torch.einsum("bns,bnd->bsd", weights, h) / counts.unsqueeze(-1)
@@ -190,15 +191,19 @@ def _segments(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
 
 
 def pool_steps(
-    h: torch.Tensor, valid: torch.Tensor | None, how: str = "mean", n_steps: int | None = None
+    h: torch.Tensor,
+    valid: torch.Tensor | None,
+    how: str = "mean",
+    n_steps: int | None = None,
+    n_segments: int = N_SEGMENTS,
 ) -> torch.Tensor:
     """Pool ``(B, N, d)`` over valid steps into one vector per series.
 
     ``"mean"``, ``"max"``: ``(B, d)``; ``"mean-max"``: both, ``(B, 2d)``; ``"segments"``: the mean, then the
-    means over ``N_SEGMENTS`` consecutive equal parts of each series (the coarse temporal layout that
-    flattening keeps, for any length), ``(B, 5d)``. ``"flatten"`` (TST's head input) zeroes the padded steps,
-    right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer series) and returns
-    ``(B, n_steps * d)``.
+    means over ``n_segments`` consecutive equal parts of each series (the coarse temporal layout that
+    flattening keeps, for any length), ``(B, (n_segments + 1) d)``. ``"flatten"`` (TST's head input) zeroes
+    the padded steps, right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer
+    series) and returns ``(B, n_steps * d)``.
     """
     if how == "mean":
         return _mean(h, valid)
@@ -207,7 +212,7 @@ def pool_steps(
     if how == "mean-max":
         return torch.cat([_mean(h, valid), _max(h, valid)], dim=1)
     if how == "segments":
-        return _segments(h, valid)
+        return _segments(h, valid, n_segments)
     if how == "flatten":
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .encoder import pool_steps
+from .encoder import N_SEGMENTS, pool_steps
 from .heads import ReconstructionHead
 
 
@@ -22,10 +22,12 @@ class SeriesNetwork(nn.Module):
     task_head : nn.Module or None
         Maps the pooled ``(B, d)`` representation (``(B, n_steps * d)`` when flattened) to outputs.
     pooling : str
-        ``"mean"`` or ``"max"`` over valid steps, or ``"flatten"`` (TST's head: all steps, zero-padded to
-        ``n_steps``).
+        One of :data:`~eadct.networks.POOLINGS` (:func:`~eadct.networks.pool_steps`): over valid steps, or
+        ``"flatten"`` (TST's head: all steps, zero-padded to ``n_steps``).
     n_steps : int or None
         The series length a flattening head is built for (the longest training series).
+    n_segments : int
+        The parts of each series that ``pooling="segments"`` averages separately.
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class SeriesNetwork(nn.Module):
         task_head: nn.Module | None = None,
         pooling: str = "mean",
         n_steps: int | None = None,
+        n_segments: int = N_SEGMENTS,
     ):
         super().__init__()
         self.encoder = encoder
@@ -42,6 +45,7 @@ class SeriesNetwork(nn.Module):
         self.task_head = task_head
         self.pooling = pooling
         self.n_steps = n_steps
+        self.n_segments = n_segments
 
     def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
@@ -49,7 +53,9 @@ class SeriesNetwork(nn.Module):
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
-        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps)
+        # networks pickled before n_segments existed pooled N_SEGMENTS parts
+        n_segments = getattr(self, "n_segments", N_SEGMENTS)
+        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, n_segments)
 
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> task outputs ``(B, n_out)``."""

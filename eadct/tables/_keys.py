@@ -44,6 +44,7 @@ REFERENCE_DEFAULTS = {
     "optimizer": None,
     "optimizer_kwargs": None,
     "pooling": "segments",
+    "n_segments": 4,
     "precision": "auto",
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
