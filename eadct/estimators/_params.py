@@ -333,9 +333,9 @@ REGRESSOR = (
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging of
-#: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8. Each chosen by the TRAIN screen
-#: and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
-CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8}
+#: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
+#: TRAIN screen and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
+CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs")
