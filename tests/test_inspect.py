@@ -137,7 +137,7 @@ def test_maps_of_regressor_and_representation_from_unequal_lists():
         assert [m.shape[-1] for m in maps] == [x.shape[1] for x in X[:3]]
 
 
-@pytest.mark.parametrize("pooling, factor", [("mean", 1), ("mean-max", 2), ("segments", 5)])
+@pytest.mark.parametrize("pooling, factor", [("mean", 1), ("mean-max", 2), ("segments", 9)])  # 8 segments
 def test_supervised_transform_is_the_head_input(pooling, factor):
     X, y = make_panel(n=12, length=12)
     clf = EADCTClassifier(**{**TINY, "max_epochs": 1, "pooling": pooling}).fit(X, y)
