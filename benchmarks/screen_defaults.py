@@ -75,6 +75,9 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8": dict(
         SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, n_segments=8
     ),  # fmt: skip
+    # regression: the classifier's last two changes, one at a time on the regressor's defaults
+    "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
+    "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),
     # regression: no dropout (the regressor underfits Tecator: TRAIN RMSE 3.7 with dropout 0.1)
     "short-segments-drop0": dict(SHORT, pooling="segments", dropout=0.0),
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
