@@ -92,7 +92,7 @@ _OTHER = {
     "n_segments": Param(
         N_SEGMENTS,
         is_positive_int,
-        "a positive int",  # fmt: skip
+        "a positive int",
         f"int, default={N_SEGMENTS}\n"
         '    The consecutive equal parts of each series that ``pooling="segments"`` averages separately (the\n'
         "    head then reads ``(n_segments + 1) * d_model`` numbers); ignored by the other poolings.",
