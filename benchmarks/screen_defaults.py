@@ -32,6 +32,10 @@ from eadct.tables import append_jsonl, read_jsonl
 PAPER = dict(pooling="mean", max_epochs=100, pretrain_epochs=50, n_iter_no_change=30, batch_size=32)
 #: Shorter training, tokens pooled before attention on long series ("auto"), batches of 16.
 SHORT = dict(PAPER, max_epochs=60, pretrain_epochs=20, n_iter_no_change=20, batch_size=16, attention_downsample="auto")
+#: No inner validation, constant rate, the mean of the weights of the last 20 fine-tuning epochs kept: the
+#: classifier's defaults after the first benchmark rows; then with batches of 8.
+SWA20 = dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0)
+SWA20_B8 = dict(SWA20, batch_size=8)
 CANDIDATES = {
     "paper": PAPER,
     "short": SHORT,
@@ -46,35 +50,21 @@ CANDIDATES = {
         SHORT, pooling="segments", lr_schedule="cosine", n_iter_no_change=None, validation_fraction=0.0
     ),  # fmt: skip
     # no inner validation, constant rate, the mean of the weights of the last 20 fine-tuning epochs kept
-    "short-segments-all-swa20": dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0),
+    "short-segments-all-swa20": SWA20,
     # the classifier's defaults (all-swa20) trained longer: 100 fine-tuning epochs, the last 40 averaged
-    "short-segments-all-swa40-e100": dict(
-        SHORT, pooling="segments", max_epochs=100, average_epochs=40, validation_fraction=0.0
-    ),  # fmt: skip
+    "short-segments-all-swa40-e100": dict(SWA20, max_epochs=100, average_epochs=40),
     # the classifier's defaults with the paper's 50 pretraining epochs instead of 20
-    "short-segments-all-swa20-pre50": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, pretrain_epochs=50
-    ),  # fmt: skip
+    "short-segments-all-swa20-pre50": dict(SWA20, pretrain_epochs=50),
     # the classifier's defaults with twice the learning rate (weight averaging favours a high constant rate)
-    "short-segments-all-swa20-lr2": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, lr=2e-3
-    ),  # fmt: skip
+    "short-segments-all-swa20-lr2": dict(SWA20, lr=2e-3),
     # the classifier's defaults with batches of 8 (twice the optimizer steps; the small sets have 2-12 per epoch)
-    "short-segments-all-swa20-b8": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8
-    ),
+    "short-segments-all-swa20-b8": SWA20_B8,
     # the classifier's defaults since batches of 8 became one, with twice the learning rate
-    "short-segments-all-swa20-b8-lr2": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, lr=2e-3
-    ),  # fmt: skip
+    "short-segments-all-swa20-b8-lr2": dict(SWA20_B8, lr=2e-3),
     # the classifier's defaults without dropout (weight averaging regularises; the small sets underfit?)
-    "short-segments-all-swa20-b8-drop0": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, dropout=0.0
-    ),  # fmt: skip
+    "short-segments-all-swa20-b8-drop0": dict(SWA20_B8, dropout=0.0),
     # the classifier's defaults with 8 segments instead of 4 (a finer temporal layout in the head's input)
-    "short-segments-all-swa20-b8-seg8": dict(
-        SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0, batch_size=8, n_segments=8
-    ),  # fmt: skip
+    "short-segments-all-swa20-b8-seg8": dict(SWA20_B8, n_segments=8),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),

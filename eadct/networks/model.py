@@ -53,9 +53,7 @@ class SeriesNetwork(nn.Module):
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
-        # networks pickled before n_segments existed pooled N_SEGMENTS parts
-        n_segments = getattr(self, "n_segments", N_SEGMENTS)
-        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, n_segments)
+        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments)
 
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> task outputs ``(B, n_out)``."""
