@@ -36,6 +36,8 @@ SHORT = dict(PAPER, max_epochs=60, pretrain_epochs=20, n_iter_no_change=20, batc
 #: classifier's defaults after the first benchmark rows; then with batches of 8.
 SWA20 = dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0.0)
 SWA20_B8 = dict(SWA20, batch_size=8)
+#: The classifier's defaults since 8 segments became one.
+SWA20_B8_SEG8 = dict(SWA20_B8, n_segments=8)
 CANDIDATES = {
     "paper": PAPER,
     "short": SHORT,
@@ -64,12 +66,17 @@ CANDIDATES = {
     # the classifier's defaults without dropout (weight averaging regularises; the small sets underfit?)
     "short-segments-all-swa20-b8-drop0": dict(SWA20_B8, dropout=0.0),
     # the classifier's defaults with 8 segments instead of 4 (a finer temporal layout in the head's input)
-    "short-segments-all-swa20-b8-seg8": dict(SWA20_B8, n_segments=8),
+    "short-segments-all-swa20-b8-seg8": SWA20_B8_SEG8,
+    # the classifier's defaults with magnitude augmentation of the fine-tuning batches (scaling and jitter)
+    "short-segments-all-swa20-b8-seg8-aug10": dict(SWA20_B8_SEG8, augmentation=0.1),
+    "short-segments-all-swa20-b8-seg8-aug20": dict(SWA20_B8_SEG8, augmentation=0.2),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),
     # regression: no dropout (the regressor underfits Tecator: TRAIN RMSE 3.7 with dropout 0.1)
     "short-segments-drop0": dict(SHORT, pooling="segments", dropout=0.0),
+    # regression: the magnitude augmentation on the regressor's defaults
+    "short-segments-aug10": dict(SHORT, pooling="segments", augmentation=0.1),
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
     "short-segments-huber": dict(SHORT, pooling="segments", loss="huber"),
 }

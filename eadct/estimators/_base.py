@@ -71,7 +71,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             return torch.bfloat16
         return None
 
-    def _stage_settings(self, max_epochs, device, batch_size, threads=None, average=None) -> StageSettings:
+    def _stage_settings(self, max_epochs, device, batch_size, threads=None, average=None, augmentation=0.0):
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
         kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else default_kwargs
@@ -90,6 +90,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             lr_schedule=self.lr_schedule,
             before_epoch=None if threads is None else threads.adapt,
             average_epochs=average,
+            augmentation=augmentation,
         )
 
     # ------------------------------------------------------------------ data
@@ -226,7 +227,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
-                        self.max_epochs, device, batch_size, threads, self.average_epochs
+                        self.max_epochs, device, batch_size, threads, self.average_epochs, self.augmentation
                     )
                     if supervised
                     else None,

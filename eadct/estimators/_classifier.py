@@ -9,7 +9,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
-from ._params import CLASSIFIER_DEFAULTS, FITTED_DOC, SUPERVISED, doc_with_default, make_init, parameters_doc
+from ._docs import FITTED_DOC, doc_with_default, parameters_doc
+from ._params import CLASSIFIER_DEFAULTS, SUPERVISED, make_init
 
 
 class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):

@@ -185,6 +185,17 @@ _OTHER = {
         "    (docs/training.md).",
         before=None,
     ),
+    "augmentation": Param(
+        0.0,
+        _number(0, low_open=False),
+        "a number >= 0",
+        "float, default=0.0\n"
+        "    Strength of the magnitude augmentation of fine-tuning batches: each channel of each training\n"
+        "    series is scaled by ``1 + augmentation * z`` (``z ~ N(0, 1)`` per series and channel, drawn anew\n"
+        "    every batch) and gets noise of standard deviation ``0.3 * augmentation`` (standardised units).\n"
+        "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
+        before=0.0,
+    ),
     "n_iter_no_change": Param(
         20,
         _none_or(is_positive_int),
@@ -313,6 +324,7 @@ SUPERVISED = (
     "validation_fraction",
     "n_iter_no_change",
     "average_epochs",
+    "augmentation",
     "n_estimators",
     "optimizer",
     "optimizer_kwargs",
@@ -338,7 +350,9 @@ REGRESSOR = (
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
-    n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs")
+    n
+    for n in SUPERVISED
+    if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs", "augmentation")
 )
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
@@ -368,28 +382,6 @@ PAPER_CONFIGURATION = {
 }
 
 
-#: The numpydoc "Attributes" entries every fitted estimator has.
-FITTED_DOC = """\
-    n_channels_ : int
-        Channels seen in fit.
-    n_features_in_ : int
-        Same as ``n_channels_`` (the features of one time step).
-    n_timepoints_ : int
-        Longest series seen in fit.
-    channel_mean_, channel_std_ : ndarray of shape (n_channels,)
-        The per-channel standardisation learnt in fit.
-    network_ : eadct.networks.SeriesNetwork
-    history_ : list of dict
-        One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
-        (valid_accuracy), best, time_s. An epoch whose training loss was NaN or inf is recorded with
-        ``non_finite=True``: its stage stopped there and kept its best earlier epoch, with a warning (no such
-        epoch: a FloatingPointError).
-    memory_plan_ : dict
-        Settings the memory guard changed (``memory_guard="auto"``); empty when none.
-    device_ : str
-"""
-
-
 def make_init(names: tuple[str, ...], **own_defaults):
     """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults (``PARAMS``'s,
     or ``own_defaults``), storing them unchanged; its signature is the real one (``inspect.signature``,
@@ -415,21 +407,6 @@ def make_init(names: tuple[str, ...], **own_defaults):
         + [inspect.Parameter(n, kw, default=d) for n, d in defaults.items()]
     )
     return __init__
-
-
-def doc_with_default(name: str, value) -> str:
-    """``PARAMS[name]``'s doc text for an estimator whose own default of ``name`` is ``value``."""
-    show = lambda v: f'"{v}"' if isinstance(v, str) else repr(v)  # noqa: E731
-    return PARAMS[name].doc.replace(f"default={show(PARAMS[name].default)}", f"default={show(value)}", 1)
-
-
-def parameters_doc(names: tuple[str, ...], **overrides: str) -> str:
-    """The numpydoc "Parameters" entries of ``names`` (``overrides``: name -> another doc text)."""
-    out = []
-    for name in names:
-        first, *rest = overrides.get(name, PARAMS[name].doc).split("\n")
-        out.append(f"    {name} : {first}\n" + "".join(f"    {line}\n" for line in rest))
-    return "".join(out)
 
 
 def check_params(params: dict, owner: str) -> None:

@@ -7,7 +7,8 @@ from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, REGRESSOR, make_init, parameters_doc
+from ._docs import FITTED_DOC, parameters_doc
+from ._params import REGRESSOR, make_init
 
 
 def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.ndarray]:

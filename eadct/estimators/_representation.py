@@ -5,7 +5,8 @@ from __future__ import annotations
 from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
-from ._params import FITTED_DOC, UNSUPERVISED, doc_with_default, make_init, parameters_doc
+from ._docs import FITTED_DOC, doc_with_default, parameters_doc
+from ._params import UNSUPERVISED, make_init
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
 #: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the

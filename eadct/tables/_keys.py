@@ -22,6 +22,7 @@ REFERENCE_DEFAULTS = {
     "attention_downsample": "auto",
     "attention_kernel_size": 3,
     "attention_ratio": 0.25,
+    "augmentation": 0.0,
     "average_epochs": None,
     "batch_size": 16,
     "beta": 0.3,

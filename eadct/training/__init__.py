@@ -1,5 +1,6 @@
 """Pure torch training: masking, masked loss, the epoch loop and checkpoints (no sklearn)."""
 
+from .augment import augment_magnitude
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage
@@ -11,6 +12,7 @@ __all__ = [
     "Checkpointer",
     "SeriesTensors",
     "StageSettings",
+    "augment_magnitude",
     "autocast",
     "batch_indices",
     "finetune",

@@ -53,6 +53,9 @@ class StageSettings:
         Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
         ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
         (``n_iter_no_change`` is not applied): stochastic weight averaging over the tail of the run.
+    augmentation : float
+        Fine-tuning only: the strength of the magnitude augmentation of every training batch
+        (:func:`eadct.training.augment_magnitude`); 0 trains on the series as they are.
     """
 
     max_epochs: int
@@ -69,6 +72,7 @@ class StageSettings:
     lr_schedule: str = "constant"
     before_epoch: Callable[[], None] | None = None
     average_epochs: int | None = None
+    augmentation: float = 0.0
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""

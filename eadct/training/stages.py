@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .augment import augment_magnitude
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage, set_rng_state
@@ -97,7 +98,8 @@ def finetune(
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
-    epoch has the lowest validation loss.
+    epoch has the lowest validation loss. ``settings.augmentation`` > 0 augments the training batches
+    (never the validation split).
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -111,6 +113,8 @@ def finetune(
         return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
+        if settings.augmentation:
+            x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
         return loss_of(net(x, valid_steps), y)
 
     def evaluate(net, data):

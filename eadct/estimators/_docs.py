@@ -1,0 +1,41 @@
+"""The estimators' numpydoc, generated from the parameter definitions in ``_params``."""
+
+from __future__ import annotations
+
+from ._params import PARAMS
+
+#: The numpydoc "Attributes" entries every fitted estimator has.
+FITTED_DOC = """\
+    n_channels_ : int
+        Channels seen in fit.
+    n_features_in_ : int
+        Same as ``n_channels_`` (the features of one time step).
+    n_timepoints_ : int
+        Longest series seen in fit.
+    channel_mean_, channel_std_ : ndarray of shape (n_channels,)
+        The per-channel standardisation learnt in fit.
+    network_ : eadct.networks.SeriesNetwork
+    history_ : list of dict
+        One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
+        (valid_accuracy), best, time_s. An epoch whose training loss was NaN or inf is recorded with
+        ``non_finite=True``: its stage stopped there and kept its best earlier epoch, with a warning (no such
+        epoch: a FloatingPointError).
+    memory_plan_ : dict
+        Settings the memory guard changed (``memory_guard="auto"``); empty when none.
+    device_ : str
+"""
+
+
+def doc_with_default(name: str, value) -> str:
+    """``PARAMS[name]``'s doc text for an estimator whose own default of ``name`` is ``value``."""
+    show = lambda v: f'"{v}"' if isinstance(v, str) else repr(v)  # noqa: E731
+    return PARAMS[name].doc.replace(f"default={show(PARAMS[name].default)}", f"default={show(value)}", 1)
+
+
+def parameters_doc(names: tuple[str, ...], **overrides: str) -> str:
+    """The numpydoc "Parameters" entries of ``names`` (``overrides``: name -> another doc text)."""
+    out = []
+    for name in names:
+        first, *rest = overrides.get(name, PARAMS[name].doc).split("\n")
+        out.append(f"    {name} : {first}\n" + "".join(f"    {line}\n" for line in rest))
+    return "".join(out)
