@@ -90,6 +90,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             lr_schedule=self.lr_schedule,
             before_epoch=None if threads is None else threads.adapt,
             average_epochs=average,
+            average_batch_norm=getattr(self, "average_batch_norm", "mean"),
             augmentation=augmentation,
         )
 

@@ -185,6 +185,16 @@ _OTHER = {
         "    (docs/training.md).",
         before=None,
     ),
+    "average_batch_norm": Param(
+        "mean",
+        lambda v: v in ("mean", "recompute"),
+        "'mean' or 'recompute'",
+        '{"mean", "recompute"}, default="mean"\n'
+        "    With ``average_epochs``, the BatchNorm statistics of the averaged weights: the mean of the averaged\n"
+        '    epochs\' running statistics, or "recompute": measured for the averaged weights in one more pass over\n'
+        "    the training series (``torch.optim.swa_utils.update_bn``'s way; docs/training.md).",
+        before="mean",
+    ),
     "augmentation": Param(
         0.0,
         _number(0, low_open=False),
@@ -324,6 +334,7 @@ SUPERVISED = (
     "validation_fraction",
     "n_iter_no_change",
     "average_epochs",
+    "average_batch_norm",
     "augmentation",
     "n_estimators",
     "optimizer",
@@ -352,7 +363,15 @@ CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_
 UNSUPERVISED = tuple(
     n
     for n in SUPERVISED
-    if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", "average_epochs", "augmentation")
+    if n
+    not in (
+        "head_hidden_size",
+        "pretrain_epochs",
+        "n_estimators",
+        "average_epochs",
+        "average_batch_norm",
+        "augmentation",
+    )
 )
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}

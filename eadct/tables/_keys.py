@@ -23,6 +23,7 @@ REFERENCE_DEFAULTS = {
     "attention_kernel_size": 3,
     "attention_ratio": 0.25,
     "augmentation": 0.0,
+    "average_batch_norm": "mean",
     "average_epochs": None,
     "batch_size": 16,
     "beta": 0.3,

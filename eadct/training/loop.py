@@ -53,6 +53,10 @@ class StageSettings:
         Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
         ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
         (``n_iter_no_change`` is not applied): stochastic weight averaging over the tail of the run.
+    average_batch_norm : {"mean", "recompute"}
+        With ``average_epochs``: the BatchNorm statistics of the averaged weights are the mean of the
+        epochs' running statistics (``"mean"``), or measured again for those weights in one pass over the
+        training series in training mode (``"recompute"``, as ``torch.optim.swa_utils.update_bn``).
     augmentation : float
         Fine-tuning only: the strength of the magnitude augmentation of every training batch
         (:func:`eadct.training.augment_magnitude`); 0 trains on the series as they are.
@@ -72,6 +76,7 @@ class StageSettings:
     lr_schedule: str = "constant"
     before_epoch: Callable[[], None] | None = None
     average_epochs: int | None = None
+    average_batch_norm: str = "mean"
     augmentation: float = 0.0
 
     def lr_at(self, epoch: int) -> float:
@@ -166,6 +171,8 @@ def run_stage(
                                "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
     _keep(network, progress, settings)
+    if settings.average_epochs and settings.average_batch_norm == "recompute" and progress.averaged:
+        recompute_batch_norm(network, step_loss, train, settings)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
@@ -177,6 +184,29 @@ def _keep(network: nn.Module, progress: _Progress, settings: StageSettings) -> N
     kept = progress.average(network) if settings.average_epochs else None
     if kept is not None or progress.best_state is not None:
         network.load_state_dict(kept if kept is not None else progress.best_state)
+    network.eval()
+
+
+@torch.no_grad()
+def recompute_batch_norm(network: nn.Module, step_loss: StepLoss, train: SeriesTensors, settings) -> None:
+    """Measure the BatchNorm statistics of ``network``'s current weights again: reset them, run every training
+    series once in training mode (``step_loss``'s forward; batches in a fixed shuffled order, so classes mix)
+    with cumulative averaging, then leave the network in eval mode. No-op without BatchNorm layers."""
+    norms = [m for m in network.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not norms:
+        return
+    momenta = [m.momentum for m in norms]
+    for m in norms:
+        m.reset_running_stats()
+        m.momentum = None
+    network.train()
+    order = torch.Generator().manual_seed(0)
+    for index in batch_indices(len(train), settings.batch_size, order):
+        x, mask, y = train.batch(index)
+        with autocast(train.values.device, settings.autocast_dtype):
+            step_loss(network, x, mask, y)
+    for m, momentum in zip(norms, momenta, strict=True):
+        m.momentum = momentum
     network.eval()
 
 
