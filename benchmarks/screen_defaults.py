@@ -72,6 +72,8 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-aug20": dict(SWA20_B8_SEG8, augmentation=0.2),
     # the classifier's defaults with the BatchNorm statistics of the averaged weights measured again (SWA's pass)
     "short-segments-all-swa20-b8-seg8-bn": dict(SWA20_B8_SEG8, average_batch_norm="recompute"),
+    # the classifier's defaults with twice the dropout (dropout 0 lost the screen: does more regularise better?)
+    "short-segments-all-swa20-b8-seg8-drop2": dict(SWA20_B8_SEG8, dropout=0.2),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),

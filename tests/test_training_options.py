@@ -1,0 +1,188 @@
+"""The options `augmentation` (magnitude augmentation of fine-tuning batches) and `average_batch_norm`
+(BatchNorm statistics after weight averaging); docs/training.md."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from conftest import TINY, make_panel, make_unequal
+from sklearn.base import clone
+
+from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+from eadct.training import augment_magnitude
+from eadct.training import stages as stages_module
+from eadct.training.augment import JITTER_SHARE
+
+FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1, "random_state": 0}
+
+
+def test_scale_and_noise_have_the_documented_spread():
+    g = torch.Generator().manual_seed(0)
+    ones = torch.ones(4000, 50, 2)
+    out = augment_magnitude(ones, None, 0.2, g)
+    assert out.shape == ones.shape
+    # the mean over a series' steps is its channel's scale factor (the noise averages out)
+    scale = out.mean(dim=1)
+    assert abs(float(scale.mean()) - 1.0) < 0.01 and abs(float(scale.std()) - 0.2) < 0.01
+    noise = augment_magnitude(torch.zeros(200, 200, 2), None, 0.2, g)  # zeros: noise only
+    assert abs(float(noise.std()) - JITTER_SHARE * 0.2) < 0.002
+
+
+def test_padding_stays_zero_and_draws_follow_the_generator():
+    x = torch.randn(3, 6, 2)
+    valid = torch.arange(6)[None, :] < torch.tensor([[6], [4], [2]])
+    x = x * valid.unsqueeze(-1)
+    a = augment_magnitude(x, valid, 0.1, torch.Generator().manual_seed(1))
+    b = augment_magnitude(x, valid, 0.1, torch.Generator().manual_seed(1))
+    torch.testing.assert_close(a, b, rtol=0, atol=0)
+    assert bool((a[~valid] == 0).all()) and not torch.equal(a[valid], x[valid])
+
+
+def test_zero_is_the_model_without_augmentation_and_the_option_changes_the_fit():
+    X, y = make_panel(n=20)
+    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, augmentation=0.0).fit(X, y).predict_proba(X), plain)
+    augmented = EADCTClassifier(**FAST, augmentation=0.2).fit(X, y).predict_proba(X)
+    assert not np.array_equal(augmented, plain)
+
+
+def test_augmented_fit_is_deterministic_and_round_trips():
+    X, y, target = make_unequal(n=16)
+    clf = EADCTClassifier(**FAST, augmentation=0.1).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    reg = EADCTRegressor(**FAST, augmentation=0.1).fit(X, target)
+    assert np.isfinite(reg.predict(X)).all()
+
+
+def test_only_fine_tuning_training_batches_are_augmented(monkeypatch):
+    """Pretraining, the validation split and prediction see the series as they are."""
+    X, y = make_panel(n=20)
+    seen = []
+
+    def recording(x, valid, strength, generator):
+        seen.append(x.shape[0])
+        return x
+
+    monkeypatch.setattr(stages_module, "augment_magnitude", recording)
+    params = {**FAST, "max_epochs": 3, "pretrain_epochs": 2, "batch_size": 8, "validation_fraction": 0.25}
+    clf = EADCTClassifier(**params, augmentation=0.1).fit(X, y)
+    # three epochs of the same training series, fewer than the 20 (a quarter or so validates), in batches of 8
+    assert len(seen) % 3 == 0 and max(seen) <= 8
+    per_epoch = [sum(seen[i : i + len(seen) // 3]) for i in range(0, len(seen), len(seen) // 3)]
+    assert per_epoch[0] == per_epoch[1] == per_epoch[2] and 10 <= per_epoch[0] <= 15
+    n_calls = len(seen)
+    clf.predict(X)
+    assert len(seen) == n_calls
+
+
+def test_bad_strength_is_refused_and_the_representation_has_no_such_option():
+    X, y = make_panel(n=12)
+    with pytest.raises(ValueError, match="augmentation must be a number >= 0"):
+        EADCTClassifier(augmentation=-0.1).fit(X, y)
+    with pytest.raises(TypeError, match="augmentation"):
+        EADCTRepresentation(augmentation=0.1)
+
+
+def test_models_saved_before_augmentation_load_without_it():
+    X, y = make_panel(n=16)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    state = clf.__getstate__()
+    del state["augmentation"]
+    old = EADCTClassifier.__new__(EADCTClassifier)
+    old.__setstate__(state)
+    assert old.augmentation == 0.0
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+# ---------------------------------------------------------------- average_batch_norm="recompute"
+
+AVERAGED = {**TINY, "max_epochs": 3, "pretrain_epochs": 1, "average_epochs": 2, "random_state": 0}
+
+
+def _batch_norm_buffers(model):
+    return {k: v for k, v in model.network_.state_dict().items() if "running" in k}
+
+
+def test_recompute_changes_only_the_batch_norm_statistics():
+    X, y = make_panel(n=20)
+    mean = EADCTClassifier(**AVERAGED).fit(X, y)
+    again = EADCTClassifier(**AVERAGED, average_batch_norm="recompute").fit(X, y)
+    for key, value in mean.network_.state_dict().items():
+        if "running" in key:
+            assert not torch.equal(value, again.network_.state_dict()[key]), key
+        elif key.endswith("num_batches_tracked"):
+            continue
+        else:
+            torch.testing.assert_close(value, again.network_.state_dict()[key], rtol=0, atol=0)
+    norms = [m for m in again.network_.modules() if isinstance(m, torch.nn.BatchNorm1d)]
+    assert norms and all(m.momentum == 0.1 for m in norms) and not again.network_.training
+    default = EADCTClassifier(**AVERAGED, average_batch_norm="mean").fit(X, y)
+    np.testing.assert_array_equal(default.predict_proba(X), mean.predict_proba(X))
+
+
+def test_recomputed_statistics_are_those_of_the_training_series_under_the_kept_weights():
+    """One batch holding every training series: the running mean is that batch's mean at each BatchNorm."""
+    from eadct.training.data import SeriesTensors
+    from eadct.training.loop import StageSettings, recompute_batch_norm
+
+    X, y = make_panel(n=12)
+    clf = EADCTClassifier(**{**AVERAGED, "dropout": 0.0}).fit(X, y)
+    net = clf.network_
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.BatchNorm1d)]
+    seen = {}
+    hooks = [m.register_forward_hook(lambda m, a, out: seen.setdefault(m, a[0].detach().clone())) for m in norms]
+    values = torch.as_tensor(np.transpose((X - clf.channel_mean_[None, :, None]) / clf.channel_std_[None, :, None],
+                                          (0, 2, 1)), dtype=torch.float32)  # fmt: skip
+    data = SeriesTensors(values, torch.full((12,), X.shape[2]), torch.as_tensor(y))
+    recompute_batch_norm(net, lambda n, x, v, t: n(x, v), data, StageSettings(max_epochs=1, batch_size=12))
+    for h in hooks:
+        h.remove()
+    for m in norms:
+        flat = seen[m].reshape(-1, seen[m].shape[-1])  # (B * N, d): every step is valid here
+        torch.testing.assert_close(m.running_mean, flat.mean(dim=0), rtol=1e-4, atol=1e-5)
+        assert int(m.num_batches_tracked) == 1
+
+
+def test_recompute_is_deterministic_round_trips_and_resumes_exactly(tmp_path, monkeypatch):
+    from eadct.training import loop
+
+    X, y = make_panel(n=20)
+    params = {**AVERAGED, "average_batch_norm": "recompute"}
+    clf = EADCTClassifier(**params).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    calls, original = [], loop._train_epoch
+
+    def dying(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "_train_epoch", dying)
+    path = tmp_path / "fit.pt"
+    with pytest.raises(KeyboardInterrupt):
+        EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y)
+    monkeypatch.undo()
+    resumed = EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(resumed, proba)
+
+
+def test_average_batch_norm_is_checked_and_old_models_load_with_the_mean():
+    X, y = make_panel(n=16)
+    with pytest.raises(ValueError, match="average_batch_norm must be 'mean' or 'recompute'"):
+        EADCTClassifier(average_batch_norm="update").fit(X, y)
+    with pytest.raises(TypeError, match="average_batch_norm"):
+        EADCTRepresentation(average_batch_norm="recompute")
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    state = clf.__getstate__()
+    del state["average_batch_norm"]
+    old = EADCTClassifier.__new__(EADCTClassifier)
+    old.__setstate__(state)
+    assert old.average_batch_norm == "mean"
