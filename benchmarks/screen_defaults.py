@@ -76,6 +76,8 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-drop2": dict(SWA20_B8_SEG8, dropout=0.2),
     # the classifier's defaults with half the width in attention (p = 0.5: 4 query/key dimensions per head, not 2)
     "short-segments-all-swa20-b8-seg8-p50": dict(SWA20_B8_SEG8, attention_ratio=0.5),
+    # the classifier's defaults with convolution kernels of 7 instead of 3 (the branch sees about 3x the steps)
+    "short-segments-all-swa20-b8-seg8-k7": dict(SWA20_B8_SEG8, conv_kernel_size=7),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),

@@ -299,7 +299,8 @@ _OTHER = {
 #: Every parameter, ``name -> Param``: the encoder's from EncoderConfig, then the others.
 PARAMS: dict[str, Param] = {
     **{
-        name: Param(f.default, f.metadata["check"], f.metadata["what"], f.metadata["doc"])
+        # a model saved before a setting was exposed (conv_kernel_size) used its default
+        name: Param(f.default, f.metadata["check"], f.metadata["what"], f.metadata["doc"], before=f.default)
         for name, f in encoder_settings().items()
     },
     **_OTHER,
@@ -316,6 +317,7 @@ SUPERVISED = (
     "n_heads",
     "n_blocks",
     "attention_kernel_size",
+    "conv_kernel_size",
     "d_ff",
     "dropout",
     "norm",

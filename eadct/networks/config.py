@@ -99,7 +99,12 @@ class EncoderConfig:
         "int, default=3\n    Kernel of the 2D convolution over the attention maps (1, 3 or 5 in the paper).",
     )
     conv_kernel_size: int = setting(
-        3, is_positive_int, "a positive int", "Kernel of the dilated causal convolutions.", exposed=False
+        3,
+        is_positive_int,
+        "a positive int",
+        "int, default=3\n"
+        "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
+        "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
     )
     d_ff: int = setting(
         256, is_positive_int, "a positive int", "int, default=256\n    Hidden width of the feed-forward network."

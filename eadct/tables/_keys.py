@@ -28,6 +28,7 @@ REFERENCE_DEFAULTS = {
     "batch_size": 16,
     "beta": 0.3,
     "clip_grad_norm": 4.0,
+    "conv_kernel_size": 3,
     "d_ff": 256,
     "d_model": 64,
     "dropout": 0.1,

@@ -170,21 +170,22 @@ def run_stage(
                                "optimizer": optimizer.state_dict(), "history": list(history),
                                "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
-    _keep(network, progress, settings)
-    if settings.average_epochs and settings.average_batch_norm == "recompute" and progress.averaged:
-        recompute_batch_norm(network, step_loss, train, settings)
+    _keep(network, progress, settings, step_loss, train)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
 
 
-def _keep(network: nn.Module, progress: _Progress, settings: StageSettings) -> None:
+def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step_loss, train) -> None:
     """Leave ``network`` in eval mode with the weights the stage keeps: the average of its last epochs
-    (``settings.average_epochs``), else its best epoch."""
+    (``settings.average_epochs``; BatchNorm statistics measured again with ``average_batch_norm="recompute"``),
+    else its best epoch."""
     kept = progress.average(network) if settings.average_epochs else None
     if kept is not None or progress.best_state is not None:
         network.load_state_dict(kept if kept is not None else progress.best_state)
     network.eval()
+    if kept is not None and settings.average_batch_norm == "recompute":
+        recompute_batch_norm(network, step_loss, train, settings)
 
 
 @torch.no_grad()
