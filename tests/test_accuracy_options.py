@@ -299,3 +299,18 @@ def test_huber_loss_resists_extreme_targets():
         pred = EADCTRegressor(**params, loss=loss).fit(X, y_dirty).predict(X[clean])
         errors[loss] = np.sqrt(np.mean((pred - y[clean]) ** 2))
     assert errors["huber"] < 0.5 * errors["squared_error"], errors
+
+
+def test_conv_kernel_size_sets_the_dilated_convolutions_and_old_models_load_with_three():
+    X, y = make_panel(n=16)
+    clf = EADCTClassifier(**FAST, conv_kernel_size=5).fit(X, y)
+    kernels = {m.kernel_size[0] for m in clf.network_.modules() if isinstance(m, torch.nn.Conv1d) and m.dilation[0]}
+    assert 5 in kernels and 3 not in kernels
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    state = EADCTClassifier(**FAST).fit(X, y).__getstate__()
+    del state["conv_kernel_size"]
+    old = EADCTClassifier.__new__(EADCTClassifier)
+    old.__setstate__(state)
+    assert old.conv_kernel_size == 3
+    with pytest.raises(ValueError, match="conv_kernel_size must be a positive int"):
+        EADCTClassifier(conv_kernel_size=0).fit(X, y)
