@@ -32,7 +32,7 @@ from ._data import channel_statistics, check_finite_outputs, fit_fingerprint, st
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
-from ._params import ENCODER_PARAMS, check_params
+from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY, check_params
 from ._persistence import PicklesWeights
 from ._warn import warn_longer, warn_user
 
@@ -71,7 +71,8 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             return torch.bfloat16
         return None
 
-    def _stage_settings(self, max_epochs, device, batch_size, threads=None, average=None, augmentation=0.0):
+    def _stage_settings(self, max_epochs, device, batch_size, threads=None, **fine_tuning) -> StageSettings:
+        """One stage's settings; ``fine_tuning``: the fields only fine-tuning reads (``FINE_TUNING_ONLY``)."""
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
         kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else default_kwargs
@@ -89,9 +90,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             mask_length=self.mask_length,
             lr_schedule=self.lr_schedule,
             before_epoch=None if threads is None else threads.adapt,
-            average_epochs=average,
-            average_batch_norm=getattr(self, "average_batch_norm", "mean"),
-            augmentation=augmentation,
+            **fine_tuning,
         )
 
     # ------------------------------------------------------------------ data
@@ -228,7 +227,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
-                        self.max_epochs, device, batch_size, threads, self.average_epochs, self.augmentation
+                        self.max_epochs, device, batch_size, threads, **{n: getattr(self, n) for n in FINE_TUNING_ONLY}
                     )
                     if supervised
                     else None,

@@ -362,18 +362,10 @@ REGRESSOR = (
 #: TRAIN screen and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
+#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentation).
+FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation")
 UNSUPERVISED = tuple(
-    n
-    for n in SUPERVISED
-    if n
-    not in (
-        "head_hidden_size",
-        "pretrain_epochs",
-        "n_estimators",
-        "average_epochs",
-        "average_batch_norm",
-        "augmentation",
-    )
+    n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 )
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
