@@ -40,7 +40,9 @@ def run(dataset: str = "JapaneseVowels", data_dir=None, random_state: int = 0, v
         "predict_s": round(predict_s, 3),
         "epochs": {s: sum(r["stage"] == s for r in model.history_) for s in ("pretrain", "finetune")},
         "device": model.device_,
-        "torch_threads": torch.get_num_threads(),
+        # the torch threads the fit's epochs ran with: fewer than the cores while other processes were running
+        # (n_jobs=None), which changes the last float digits and so can change a prediction (docs/threads.md)
+        "fit_threads": sorted({r["threads"] for r in model.history_ if "threads" in r}) or [torch.get_num_threads()],
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "params": {k: v for k, v in params.items()},
     }
@@ -72,8 +74,14 @@ def main(argv=None) -> None:
         f"{result['estimator']} on {result['dataset']} ({result['n_train']} train / {result['n_test']} test): "
         f"{score}; fit {result['fit_s']:.1f} s ({result['epochs']['pretrain']} pretrain + "
         f"{result['epochs']['finetune']} fine-tune epochs), predict {result['predict_s']:.2f} s; "
-        f"device {result['device']} ({result['torch_threads']} threads)"
+        f"device {result['device']} ({_threads_text(result['fit_threads'])})"
     )
+
+
+def _threads_text(used: list[int]) -> str:
+    if len(used) == 1:
+        return f"{used[0]} thread{'s' if used[0] > 1 else ''}"
+    return f"{used[0]}-{used[-1]} threads: fewer while other processes were running, so the score may differ"
 
 
 if __name__ == "__main__":
