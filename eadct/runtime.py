@@ -86,20 +86,31 @@ def _own_running_threads() -> int:
     return running
 
 
-def busy_cores() -> int | None:
+#: Readings of the load :func:`busy_cores` takes at most, and the seconds between them: a core counts as busy
+#: only if it is busy in every reading over about 20 ms, so that a passing thread (an OpenMP worker changing
+#: state between two reads, a short-lived system task) does not make an epoch run on fewer threads
+#: (measured in docs/threads.md).
+BUSY_READINGS, BUSY_READING_GAP_S = 5, 0.005
+
+
+def busy_cores(readings: int = BUSY_READINGS, gap_s: float = BUSY_READING_GAP_S) -> int | None:
     """Threads of other processes that are running or waiting for a core now (Linux: ``procs_running``
-    of ``/proc/stat`` less this process's running threads; the least of three looks 1 ms apart, so that
-    a passing process does not count); None where the system does not say."""
+    of ``/proc/stat`` less this process's running threads, counted just before and just after); the least
+    of ``readings`` readings ``gap_s`` apart (stopping at the first 0), so that a passing thread does not
+    count; None where the system does not say."""
     seen = []
-    for i in range(3):
+    for i in range(readings):
         try:
+            own = _own_running_threads()
             with open("/proc/stat") as fh:
                 total = next(int(line.split()[1]) for line in fh if line.startswith("procs_running"))
-            seen.append(max(0, total - _own_running_threads()))
+            seen.append(max(0, total - max(own, _own_running_threads())))
         except (OSError, StopIteration, ValueError):
             return None
-        if i < 2:
-            time.sleep(0.001)
+        if seen[-1] == 0:
+            return 0
+        if i < readings - 1:
+            time.sleep(gap_s)
     return min(seen)
 
 

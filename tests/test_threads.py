@@ -116,6 +116,40 @@ def test_busy_cores_does_not_count_this_process():
         assert threads.used == [1]
 
 
+def test_busy_cores_counts_a_busy_process_and_not_a_passing_thread(monkeypatch):
+    """A process that keeps a core for the whole reading window counts; one busy reading among quiet ones
+    does not (the least reading counts, and the readings stop at the first quiet one)."""
+    import subprocess
+    import sys
+    import time
+
+    if runtime.busy_cores() is None:
+        pytest.skip("no /proc/stat here")
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        assert max(runtime.busy_cores() for _ in range(5)) >= 1
+    finally:
+        spinner.kill()
+        spinner.wait()
+    counts = iter([1, 0, 1])  # other running threads seen by three successive readings
+    monkeypatch.setattr(runtime, "_own_running_threads", lambda: 0)
+    monkeypatch.setattr(runtime, "open", lambda *a, **k: _ProcStat(next(counts)), raising=False)
+    monkeypatch.setattr(runtime.time, "sleep", lambda s: None)
+    assert runtime.busy_cores() == 0
+
+
+class _ProcStat:
+    def __init__(self, running: int):
+        self.lines = [f"procs_running {running}\n"]
+
+    def __enter__(self):
+        return iter(self.lines)
+
+    def __exit__(self, *exc):
+        return False
+
+
 @pytest.mark.parametrize("bad", [0, 1.5, "2", True])
 def test_invalid_n_jobs_is_named(bad):
     X, y = make_panel()
