@@ -36,6 +36,17 @@ def make_panel(n=30, channels=3, length=24, n_classes=3, seed=0):
     return X, y
 
 
+def saved_without(model, *names):
+    """``model`` as a version without the parameters ``names`` saved it: loaded from its pickled state with
+    those entries removed (the estimators upgrade such states, ``_persistence``)."""
+    state = model.__getstate__()
+    for name in names:
+        del state[name]
+    old = type(model).__new__(type(model))
+    old.__setstate__(state)
+    return old
+
+
 def make_unequal(n=24, channels=2, lengths=(8, 20), seed=0):
     """List of (C, L_i) series of unequal length, with labels and a float target."""
     rng = np.random.default_rng(seed)

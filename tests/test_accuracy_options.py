@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal
+from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor
@@ -63,10 +63,7 @@ def test_models_saved_before_n_segments_load_with_four():
     classifier's default 8) and predicts as it did (its network is rebuilt from the upgraded state)."""
     X, y = make_panel(n=16)
     clf = EADCTClassifier(**FAST, n_segments=4).fit(X, y)
-    state = clf.__getstate__()
-    del state["n_segments"]
-    old = EADCTClassifier.__new__(EADCTClassifier)
-    old.__setstate__(state)
+    old = saved_without(clf, "n_segments")
     assert old.n_segments == 4 and EADCTClassifier().n_segments == 8
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
@@ -217,12 +214,15 @@ def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
         EADCTClassifier(**{**FAST, "average_epochs": 0}).fit(X, y)
 
 
-def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one."""
+@pytest.mark.parametrize("batch_norm", ["mean", "recompute"])
+def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch, batch_norm):
+    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one,
+    with either way of getting the averaged weights' BatchNorm statistics."""
     from eadct.training import loop
 
     X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_epochs": 3, "random_state": 0}
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_epochs": 3, "random_state": 0,
+              "average_batch_norm": batch_norm}  # fmt: skip
     whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
     path = tmp_path / "fit.pt"
     calls, original = [], loop._train_epoch
@@ -307,10 +307,7 @@ def test_conv_kernel_size_sets_the_dilated_convolutions_and_old_models_load_with
     kernels = {m.kernel_size[0] for m in clf.network_.modules() if isinstance(m, torch.nn.Conv1d) and m.dilation[0]}
     assert 5 in kernels and 3 not in kernels
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    state = EADCTClassifier(**FAST).fit(X, y).__getstate__()
-    del state["conv_kernel_size"]
-    old = EADCTClassifier.__new__(EADCTClassifier)
-    old.__setstate__(state)
+    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "conv_kernel_size")
     assert old.conv_kernel_size == 3
     with pytest.raises(ValueError, match="conv_kernel_size must be a positive int"):
         EADCTClassifier(conv_kernel_size=0).fit(X, y)

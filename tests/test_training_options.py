@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal
+from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
@@ -91,10 +91,7 @@ def test_bad_strength_is_refused_and_the_representation_has_no_such_option():
 def test_models_saved_before_augmentation_load_without_it():
     X, y = make_panel(n=16)
     clf = EADCTClassifier(**FAST).fit(X, y)
-    state = clf.__getstate__()
-    del state["augmentation"]
-    old = EADCTClassifier.__new__(EADCTClassifier)
-    old.__setstate__(state)
+    old = saved_without(clf, "augmentation")
     assert old.augmentation == 0.0
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
@@ -148,30 +145,13 @@ def test_recomputed_statistics_are_those_of_the_training_series_under_the_kept_w
         assert int(m.num_batches_tracked) == 1
 
 
-def test_recompute_is_deterministic_round_trips_and_resumes_exactly(tmp_path, monkeypatch):
-    from eadct.training import loop
-
+def test_recompute_is_deterministic_and_round_trips():
+    """(Resuming after a kill: test_accuracy_options.test_average_epochs_resumes_exactly_after_a_kill.)"""
     X, y = make_panel(n=20)
-    params = {**AVERAGED, "average_batch_norm": "recompute"}
-    clf = EADCTClassifier(**params).fit(X, y)
+    clf = EADCTClassifier(**AVERAGED, average_batch_norm="recompute").fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    calls, original = [], loop._train_epoch
-
-    def dying(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(loop, "_train_epoch", dying)
-    path = tmp_path / "fit.pt"
-    with pytest.raises(KeyboardInterrupt):
-        EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y)
-    monkeypatch.undo()
-    resumed = EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(resumed, proba)
 
 
 def test_average_batch_norm_is_checked_and_old_models_load_with_the_mean():
@@ -180,9 +160,5 @@ def test_average_batch_norm_is_checked_and_old_models_load_with_the_mean():
         EADCTClassifier(average_batch_norm="update").fit(X, y)
     with pytest.raises(TypeError, match="average_batch_norm"):
         EADCTRepresentation(average_batch_norm="recompute")
-    clf = EADCTClassifier(**FAST).fit(X, y)
-    state = clf.__getstate__()
-    del state["average_batch_norm"]
-    old = EADCTClassifier.__new__(EADCTClassifier)
-    old.__setstate__(state)
+    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "average_batch_norm")
     assert old.average_batch_norm == "mean"
