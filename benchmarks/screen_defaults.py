@@ -78,6 +78,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-p50": dict(SWA20_B8_SEG8, attention_ratio=0.5),
     # the classifier's defaults with convolution kernels of 7 instead of 3 (the branch sees about 3x the steps)
     "short-segments-all-swa20-b8-seg8-k7": dict(SWA20_B8_SEG8, conv_kernel_size=7),
+    # the classifier's defaults with decoupled weight decay 0.1 (AdamW-style, both stages): a regulariser that
+    # dropout 0 / 0.2 and augmentation did not provide
+    "short-segments-all-swa20-b8-seg8-wd": dict(
+        SWA20_B8_SEG8, optimizer_kwargs=dict(betas=(0.9, 0.99), weight_decay=0.1, decoupled_weight_decay=True)
+    ),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),
