@@ -227,7 +227,11 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
-                        self.max_epochs, device, batch_size, threads, **{n: getattr(self, n) for n in FINE_TUNING_ONLY}
+                        self.max_epochs,
+                        device,
+                        batch_size,
+                        threads,
+                        **{n: getattr(self, n) for n in FINE_TUNING_ONLY if n in self._get_param_names()},
                     )
                     if supervised
                     else None,

@@ -10,7 +10,8 @@ from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
-from ._params import CLASSIFIER_DEFAULTS, SUPERVISED, make_init
+from ._params import CLASSIFIER, CLASSIFIER_DEFAULTS
+from ._signature import make_init
 
 
 class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
@@ -24,7 +25,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(SUPERVISED, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()})}
+{parameters_doc(CLASSIFIER, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()})}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -42,7 +43,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     """
 
     _task = "classification"
-    __init__ = make_init(SUPERVISED, **CLASSIFIER_DEFAULTS)
+    __init__ = make_init(CLASSIFIER, **CLASSIFIER_DEFAULTS)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).

@@ -8,9 +8,7 @@ these definitions, so a parameter is never restated.
 
 from __future__ import annotations
 
-import inspect
 import numbers
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,6 +204,16 @@ _OTHER = {
         "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
         before=0.0,
     ),
+    "label_smoothing": Param(
+        0.0,
+        _number(0, 1, low_open=False),
+        "a number in [0, 1)",
+        "float, default=0.0\n"
+        "    The classifier's fine-tuning loss is the cross-entropy against targets that spread this share of\n"
+        "    the probability over all classes (``torch.nn.functional.cross_entropy``'s ``label_smoothing``);\n"
+        "    the validation loss stays the plain cross-entropy. 0 switches it off (docs/training.md).",
+        before=0.0,
+    ),
     "n_iter_no_change": Param(
         20,
         _none_or(is_positive_int),
@@ -357,13 +365,20 @@ REGRESSOR = (
     + ("loss",)
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
+#: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.
+CLASSIFIER = (
+    SUPERVISED[: SUPERVISED.index("augmentation") + 1]
+    + ("label_smoothing",)
+    + SUPERVISED[SUPERVISED.index("augmentation") + 1 :]
+)
 #: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging of
 #: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
 #: TRAIN screen and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentation).
-FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation")
+#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentation,
+#: the classifier's label smoothing).
+FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation", "label_smoothing")
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 )
@@ -393,33 +408,6 @@ PAPER_CONFIGURATION = {
     "average_epochs": None,
     "n_estimators": 1,
 }
-
-
-def make_init(names: tuple[str, ...], **own_defaults):
-    """A scikit-learn ``__init__`` taking ``names`` as keyword arguments with their defaults (``PARAMS``'s,
-    or ``own_defaults``), storing them unchanged; its signature is the real one (``inspect.signature``,
-    ``get_params``, ``help``)."""
-    defaults = {n: own_defaults.get(n, PARAMS[n].default) for n in names}
-
-    def __init__(self, **params):
-        for old, new in RENAMED.items():
-            if old in params:
-                if new in params:
-                    raise TypeError(f"pass {new} only; {old} is its old name")
-                warnings.warn(f"{old} was renamed {new}; pass {new}.", FutureWarning, stacklevel=2)
-                params[new] = params.pop(old)
-        for name in params:
-            if name not in defaults:
-                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument {name!r}")
-        for name, default in defaults.items():
-            setattr(self, name, params.get(name, default))
-
-    kw = inspect.Parameter.KEYWORD_ONLY
-    __init__.__signature__ = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(n, kw, default=d) for n, d in defaults.items()]
-    )
-    return __init__
 
 
 def check_params(params: dict, owner: str) -> None:

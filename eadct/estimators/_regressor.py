@@ -8,7 +8,8 @@ from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, parameters_doc
-from ._params import REGRESSOR, make_init
+from ._params import REGRESSOR
+from ._signature import make_init
 
 
 def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.ndarray]:

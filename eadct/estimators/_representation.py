@@ -6,7 +6,8 @@ from sklearn.base import TransformerMixin
 
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
-from ._params import UNSUPERVISED, make_init
+from ._params import UNSUPERVISED
+from ._signature import make_init
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
 #: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the

@@ -60,6 +60,10 @@ class StageSettings:
     augmentation : float
         Fine-tuning only: the strength of the magnitude augmentation of every training batch
         (:func:`eadct.training.augment_magnitude`); 0 trains on the series as they are.
+    label_smoothing : float
+        Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
+        ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
+        cross_entropy``'s ``label_smoothing``); the validation loss stays the plain cross-entropy.
     """
 
     max_epochs: int
@@ -78,6 +82,7 @@ class StageSettings:
     average_epochs: int | None = None
     average_batch_norm: str = "mean"
     augmentation: float = 0.0
+    label_smoothing: float = 0.0
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""

@@ -99,7 +99,8 @@ def finetune(
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
     epoch has the lowest validation loss. ``settings.augmentation`` > 0 augments the training batches
-    (never the validation split).
+    (never the validation split); ``settings.label_smoothing`` > 0 smooths the classification targets of
+    the training loss (the validation loss is the plain cross-entropy).
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -107,15 +108,15 @@ def finetune(
         raise ValueError(f"loss must be one of {list(REGRESSION_LOSSES)}, got {loss!r}")
     regression_loss = REGRESSION_LOSSES[loss]
 
-    def loss_of(outputs, y):
+    def loss_of(outputs, y, smoothing=0.0):
         if task == "classification":
-            return F.cross_entropy(outputs.float(), y)
+            return F.cross_entropy(outputs.float(), y, label_smoothing=smoothing)
         return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
         if settings.augmentation:
             x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
-        return loss_of(net(x, valid_steps), y)
+        return loss_of(net(x, valid_steps), y, settings.label_smoothing)
 
     def evaluate(net, data):
         outputs = predict_outputs(net, data, settings.batch_size)
