@@ -1,5 +1,5 @@
-"""The options `augmentation` (magnitude augmentation of fine-tuning batches) and `average_batch_norm`
-(BatchNorm statistics after weight averaging); docs/training.md."""
+"""The options `augmentation` (magnitude augmentation of fine-tuning batches), `average_batch_norm`
+(BatchNorm statistics after weight averaging) and `label_smoothing`; docs/training.md."""
 
 from __future__ import annotations
 
@@ -162,3 +162,48 @@ def test_average_batch_norm_is_checked_and_old_models_load_with_the_mean():
         EADCTRepresentation(average_batch_norm="recompute")
     old = saved_without(EADCTClassifier(**FAST).fit(X, y), "average_batch_norm")
     assert old.average_batch_norm == "mean"
+
+
+# ---------------------------------------------------------------- label_smoothing
+
+
+def test_label_smoothing_zero_is_the_plain_model_and_a_smoothed_fit_is_deterministic():
+    X, y = make_panel(n=20)
+    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, label_smoothing=0.0).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, label_smoothing=0.2).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert not np.array_equal(proba, plain)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+
+
+def test_label_smoothing_enters_the_training_loss_only(monkeypatch):
+    """Training batches (gradients on) use the smoothing; the validation loss is the plain cross-entropy."""
+    X, y = make_panel(n=20)
+    calls = []
+    real = torch.nn.functional.cross_entropy
+
+    def recording(outputs, target, label_smoothing=0.0):
+        calls.append((torch.is_grad_enabled(), label_smoothing))
+        return real(outputs, target, label_smoothing=label_smoothing)
+
+    monkeypatch.setattr(stages_module.F, "cross_entropy", recording)
+    params = {**FAST, "max_epochs": 2, "validation_fraction": 0.25, "average_epochs": None}
+    EADCTClassifier(**params, label_smoothing=0.1).fit(X, y)
+    assert {s for grad, s in calls if grad} == {0.1}
+    assert {s for grad, s in calls if not grad} == {0.0}
+
+
+def test_label_smoothing_is_checked_classifier_only_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (-0.1, 1.0, "0.1"):
+        with pytest.raises(ValueError, match=r"label_smoothing must be a number in \[0, 1\)"):
+            EADCTClassifier(label_smoothing=bad).fit(X, y)
+    for cls in (EADCTRegressor, EADCTRepresentation):
+        with pytest.raises(TypeError, match="label_smoothing"):
+            cls(label_smoothing=0.1)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "label_smoothing")
+    assert old.label_smoothing == 0.0
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
