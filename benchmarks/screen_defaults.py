@@ -85,6 +85,12 @@ CANDIDATES = {
     ),
     # the classifier's defaults with label smoothing 0.1 in the fine-tuning loss (new option)
     "short-segments-all-swa20-b8-seg8-ls10": dict(SWA20_B8_SEG8, label_smoothing=0.1),
+    # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
+    "short-segments-wd": dict(
+        SHORT,
+        pooling="segments",
+        optimizer_kwargs=dict(betas=(0.9, 0.99), weight_decay=0.1, decoupled_weight_decay=True),
+    ),
     # regression: the classifier's last two changes, one at a time on the regressor's defaults
     "short-segments-seg8": dict(SHORT, pooling="segments", n_segments=8),
     "short-segments-b8": dict(SHORT, pooling="segments", batch_size=8),
