@@ -85,6 +85,9 @@ CANDIDATES = {
     ),
     # the classifier's defaults with label smoothing 0.1 in the fine-tuning loss (new option)
     "short-segments-all-swa20-b8-seg8-ls10": dict(SWA20_B8_SEG8, label_smoothing=0.1),
+    # the classifier's defaults with window slicing: each training series a random 90% window of itself,
+    # stretched back (time augmentation; magnitude augmentation lost its screen)
+    "short-segments-all-swa20-b8-seg8-ws10": dict(SWA20_B8_SEG8, window_slicing=0.1),
     # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
     "short-segments-wd": dict(
         SHORT,

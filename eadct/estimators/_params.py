@@ -204,6 +204,16 @@ _OTHER = {
         "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
         before=0.0,
     ),
+    "window_slicing": Param(
+        0.0,
+        _number(0, 1, low_open=False),
+        "a number in [0, 1)",
+        "float, default=0.0\n"
+        "    Time augmentation of fine-tuning batches (window slicing): each training series is replaced by a\n"
+        "    window of ``1 - window_slicing`` of its steps at a random place, stretched back to its length.\n"
+        "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
+        before=0.0,
+    ),
     "label_smoothing": Param(
         0.0,
         _number(0, 1, low_open=False),
@@ -346,6 +356,7 @@ SUPERVISED = (
     "average_epochs",
     "average_batch_norm",
     "augmentation",
+    "window_slicing",
     "n_estimators",
     "optimizer",
     "optimizer_kwargs",
@@ -367,18 +378,18 @@ REGRESSOR = (
 )
 #: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.
 CLASSIFIER = (
-    SUPERVISED[: SUPERVISED.index("augmentation") + 1]
+    SUPERVISED[: SUPERVISED.index("window_slicing") + 1]
     + ("label_smoothing",)
-    + SUPERVISED[SUPERVISED.index("augmentation") + 1 :]
+    + SUPERVISED[SUPERVISED.index("window_slicing") + 1 :]
 )
 #: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the regressor's): weight averaging of
 #: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
 #: TRAIN screen and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentation,
+#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: the classifier's label smoothing).
-FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation", "label_smoothing")
+FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation", "window_slicing", "label_smoothing")
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 )

@@ -53,6 +53,7 @@ REFERENCE_DEFAULTS = {
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
     "validation_fraction": 0.1,
+    "window_slicing": 0.0,
 }
 
 #: The names in ``eadct.PAPER_CONFIGURATION`` when the keys were last reset: the base settings a key lists.

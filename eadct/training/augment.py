@@ -1,8 +1,11 @@
-"""Magnitude augmentation of fine-tuning batches: random per-channel scaling plus jitter.
+"""Augmentation of fine-tuning batches: magnitude (random per-channel scaling plus jitter) and time
+(window slicing).
 
 Scaling and jittering are the two magnitude transforms of Um et al. (2017, "Data augmentation of wearable
 sensor data") that Iwana and Uchida's survey (2021, PLoS ONE 16(7)) found safe across time-series
 classification sets; their usual strengths, 0.1 for the scale and 0.03 for the noise, fix the ratio below.
+Window slicing is Le Guennec et al.'s (2016, "Data augmentation for time series classification using
+convolutional neural networks"): a random window of each series, stretched back to the series' length.
 """
 
 from __future__ import annotations
@@ -27,4 +30,30 @@ def augment_magnitude(
     scale = 1.0 + strength * torch.randn((b, 1, c), generator=generator)
     noise = (JITTER_SHARE * strength) * torch.randn((b, n, c), generator=generator)
     out = x * scale.to(x.device, x.dtype) + noise.to(x.device, x.dtype)
+    return out if valid is None else out.masked_fill(~valid.unsqueeze(-1), 0.0)
+
+
+def augment_window_slice(
+    x: torch.Tensor, valid: torch.Tensor | None, share: float, generator: torch.Generator
+) -> torch.Tensor:
+    """A copy of the batch ``x`` ``(B, N, C)`` in which every series is a random window of itself, stretched
+    back to its own length.
+
+    Series i of valid length ``L`` (the count of ``valid``'s True steps; ``N`` without ``valid``) is read on
+    a window of ``(1 - share) * L`` steps that starts at a uniformly random place, and resampled linearly to
+    ``L`` steps; padded steps stay 0. One draw per series from ``generator`` (CPU).
+    """
+    b, n, c = x.shape
+    lengths = torch.full((b,), float(n)) if valid is None else valid.sum(dim=1).float().cpu()
+    width = (1.0 - share) * lengths
+    start = torch.rand(b, generator=generator) * (lengths - width)
+    steps = torch.arange(n, dtype=torch.float32)
+    last = (lengths - 1.0).clamp(min=0.0)
+    position = start[:, None] + steps[None, :] * ((width - 1.0).clamp(min=0.0) / last.clamp(min=1.0))[:, None]
+    position = torch.minimum(position, last[:, None]).to(x.device)
+    low = position.floor().long()
+    high = torch.minimum(low + 1, last.to(x.device).long()[:, None])
+    frac = (position - low).unsqueeze(-1).to(x.dtype)
+    take = lambda i: x.gather(1, i.unsqueeze(-1).expand(-1, -1, c))  # noqa: E731
+    out = (1.0 - frac) * take(low) + frac * take(high)
     return out if valid is None else out.masked_fill(~valid.unsqueeze(-1), 0.0)

@@ -60,6 +60,9 @@ class StageSettings:
     augmentation : float
         Fine-tuning only: the strength of the magnitude augmentation of every training batch
         (:func:`eadct.training.augment_magnitude`); 0 trains on the series as they are.
+    window_slicing : float
+        Fine-tuning only: every training series is replaced by a random window of ``1 - window_slicing``
+        of its steps, stretched back to its length (:func:`eadct.training.augment_window_slice`); 0: off.
     label_smoothing : float
         Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
         ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
@@ -82,6 +85,7 @@ class StageSettings:
     average_epochs: int | None = None
     average_batch_norm: str = "mean"
     augmentation: float = 0.0
+    window_slicing: float = 0.0
     label_smoothing: float = 0.0
 
     def lr_at(self, epoch: int) -> float:

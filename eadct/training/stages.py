@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .augment import augment_magnitude
+from .augment import augment_magnitude, augment_window_slice
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage, set_rng_state
@@ -98,9 +98,10 @@ def finetune(
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
-    epoch has the lowest validation loss. ``settings.augmentation`` > 0 augments the training batches
-    (never the validation split); ``settings.label_smoothing`` > 0 smooths the classification targets of
-    the training loss (the validation loss is the plain cross-entropy).
+    epoch has the lowest validation loss. ``settings.window_slicing`` > 0 and ``settings.augmentation`` > 0
+    augment the training batches, in that order (never the validation split); ``settings.label_smoothing``
+    > 0 smooths the classification targets of the training loss (the validation loss is the plain
+    cross-entropy).
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -114,6 +115,8 @@ def finetune(
         return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
+        if settings.window_slicing:
+            x = augment_window_slice(x, valid_steps, settings.window_slicing, generator)
         if settings.augmentation:
             x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
         return loss_of(net(x, valid_steps), y, settings.label_smoothing)
