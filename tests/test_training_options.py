@@ -1,5 +1,6 @@
-"""The options `augmentation` (magnitude augmentation of fine-tuning batches), `average_batch_norm`
-(BatchNorm statistics after weight averaging) and `label_smoothing`; docs/training.md."""
+"""The options `augmentation` (magnitude augmentation of fine-tuning batches), `window_slicing` (time
+augmentation), `average_batch_norm` (BatchNorm statistics after weight averaging) and `label_smoothing`;
+docs/training.md."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.training import augment_magnitude
+from eadct.training import augment_magnitude, augment_window_slice
 from eadct.training import stages as stages_module
 from eadct.training.augment import JITTER_SHARE
 
@@ -206,4 +207,70 @@ def test_label_smoothing_is_checked_classifier_only_and_old_models_load_without_
     clf = EADCTClassifier(**FAST).fit(X, y)
     old = saved_without(clf, "label_smoothing")
     assert old.label_smoothing == 0.0
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+# ---------------------------------------------------------------- window_slicing
+
+
+def test_window_slice_reads_a_window_of_each_series_stretched_to_its_length():
+    n = 50
+    ramp = torch.arange(n, dtype=torch.float32).reshape(1, n, 1).repeat(3, 1, 2)
+    valid = torch.arange(n)[None, :] < torch.tensor([[50], [30], [1]])
+    x = ramp * valid.unsqueeze(-1)
+    out = augment_window_slice(x, valid, 0.2, torch.Generator().manual_seed(0))
+    assert out.shape == x.shape and bool((out[~valid] == 0).all())
+    for i, length in enumerate((50, 30)):
+        values = out[i, :length, 0]
+        steps = values[1:] - values[:-1]  # a ramp read on a window of 0.8 L stretched to L: equal steps
+        torch.testing.assert_close(steps, torch.full_like(steps, (0.8 * length - 1) / (length - 1)))
+        assert 0 <= float(values[0]) <= 0.2 * length + 1e-5 and float(values[-1]) <= length - 1
+    one = augment_window_slice(torch.full((1, 4, 1), 7.0), valid[2:, :4], 0.2, torch.Generator())
+    assert one[0, :, 0].tolist() == [7.0, 0.0, 0.0, 0.0]  # a one-step series stays itself
+    torch.testing.assert_close(out[:, :, 0], out[:, :, 1])  # one window per series, all channels
+    again = augment_window_slice(x, valid, 0.2, torch.Generator().manual_seed(0))
+    torch.testing.assert_close(out, again, rtol=0, atol=0)
+    torch.testing.assert_close(augment_window_slice(x, valid, 0.0, torch.Generator()), x)
+
+
+def test_window_slicing_zero_is_the_plain_model_and_a_sliced_fit_is_deterministic():
+    X, y, target = make_unequal(n=16)
+    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, window_slicing=0.0).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, window_slicing=0.1).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert not np.array_equal(proba, plain)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    reg = EADCTRegressor(**FAST, window_slicing=0.1).fit(X, target)
+    assert np.isfinite(reg.predict(X)).all()
+
+
+def test_only_fine_tuning_training_batches_are_sliced(monkeypatch):
+    X, y = make_panel(n=20)
+    seen = []
+
+    def recording(x, valid, share, generator):
+        seen.append(x.shape[0])
+        return x
+
+    monkeypatch.setattr(stages_module, "augment_window_slice", recording)
+    params = {**FAST, "max_epochs": 3, "pretrain_epochs": 2, "batch_size": 8, "validation_fraction": 0.25}
+    clf = EADCTClassifier(**params, window_slicing=0.1).fit(X, y)
+    assert sum(seen) % 3 == 0 and 30 <= sum(seen) <= 45 and max(seen) <= 8  # 3 epochs of 10-15 series
+    n_calls = len(seen)
+    clf.predict(X)
+    assert len(seen) == n_calls
+
+
+def test_window_slicing_is_checked_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=r"window_slicing must be a number in \[0, 1\)"):
+            EADCTClassifier(window_slicing=bad).fit(X, y)
+    with pytest.raises(TypeError, match="window_slicing"):
+        EADCTRepresentation(window_slicing=0.1)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "window_slicing")
+    assert old.window_slicing == 0.0
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
