@@ -88,6 +88,8 @@ CANDIDATES = {
     # the classifier's defaults with window slicing: each training series a random 90% window of itself,
     # stretched back (time augmentation; magnitude augmentation lost its screen)
     "short-segments-all-swa20-b8-seg8-ws10": dict(SWA20_B8_SEG8, window_slicing=0.1),
+    # the classifier's defaults with 16 segments instead of 8 (4 -> 8 was the last change that passed)
+    "short-segments-all-swa20-b8-seg16": dict(SWA20_B8_SEG8, n_segments=16),
     # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
     "short-segments-wd": dict(
         SHORT,
