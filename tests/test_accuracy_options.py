@@ -106,8 +106,31 @@ def test_kfold_members_validate_on_disjoint_folds_of_train_only():
     assert all(len(np.unique(y[f])) == 3 for f in folds)  # every class in every fold (3 members or more)
     for train, valid in member_splits(len(y), 3, 0.1, np.random.RandomState(0), y):
         assert set(train).isdisjoint(valid) and len(train) + len(valid) == len(y)
+    for train, valid in member_splits(len(y), 3, 0.0, np.random.RandomState(0), y):
+        assert train.tolist() == list(range(len(y))) and len(valid) == 0
     with pytest.raises(ValueError, match="n_estimators=5 needs at least 5"):
         member_splits(3, 5, 0.1, rng)
+
+
+@pytest.mark.parametrize("fraction, sizes", [(0.0, (24, 0)), (0.1, (16, 8))])
+def test_members_train_on_all_of_train_without_validation_and_on_folds_with_it(monkeypatch, fraction, sizes):
+    """validation_fraction=0 (the classifier's default): InceptionTime's ensemble, every member on all of
+    TRAIN from its own seed; a validation split: the k-fold ensemble."""
+    X, y = make_panel(n=24)
+    seen, real = [], EADCTClassifier._training_data
+
+    def recording(self, panel, targets, extra, train_idx, valid_idx, device):
+        seen.append((len(train_idx), len(valid_idx)))
+        return real(self, panel, targets, extra, train_idx, valid_idx, device)
+
+    monkeypatch.setattr(EADCTClassifier, "_training_data", recording)
+    ens = EADCTClassifier(**FAST, n_estimators=3, validation_fraction=fraction).fit(X, y)
+    assert seen == [sizes] * 3
+    members = [pickle.loads(pickle.dumps(ens)) for _ in range(3)]
+    for i, solo in enumerate(members):
+        solo.networks_ = [ens.networks_[i]]
+    probas = [m.predict_proba(X) for m in members]
+    assert not np.array_equal(probas[0], probas[1]) and not np.array_equal(probas[1], probas[2])
 
 
 def test_ensemble_averages_members_and_round_trips(tmp_path):

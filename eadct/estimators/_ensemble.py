@@ -1,9 +1,12 @@
-"""The opt-in ensemble (``n_estimators``): members trained on the folds of a k-fold split of TRAIN.
+"""The opt-in ensemble (``n_estimators``): several networks, their predictions averaged.
 
-Member i is trained on every fold but fold i and chooses its best epochs on fold i (stratified by class for
-classification), as InceptionTime ensembles several networks; predictions average the members' class
-probabilities (classification) or outputs (regression). ``n_estimators=1`` is the single model: the usual
-``validation_fraction`` split, the same seeds, the same predictions.
+With a validation split (``validation_fraction`` > 0, the regressor's default), the members are trained on
+the folds of a k-fold split of TRAIN: member i trains on every fold but fold i and chooses its best epochs on
+fold i (stratified by class for classification). Without one (``validation_fraction=0``, the classifier's
+default with weight averaging), every member trains on all of TRAIN from its own seed, as InceptionTime
+ensembles five networks. Predictions average the members' class probabilities (classification) or outputs
+(regression). ``n_estimators=1`` is the single model: the usual ``validation_fraction`` split, the same
+seeds, the same predictions.
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ def kfold_indices(n: int, k: int, rng: np.random.RandomState, stratify=None) -> 
 
 def member_splits(n: int, k: int, fraction: float, rng, stratify=None, owner: str = "eadct"):
     """(train, valid) indices of each of the ``k`` members: the ``validation_fraction`` split when
-    ``k == 1``, else fold i held out for member i."""
+    ``k == 1``; all of TRAIN and no validation for every member when ``fraction == 0``; else fold i held
+    out for member i."""
     if k == 1:
         return [validation_split(n, fraction, rng, stratify, owner)]
+    if fraction == 0:
+        return [(np.arange(n), np.arange(0)) for _ in range(k)]
     if n < k:
         raise ValueError(f"{owner}: n_estimators={k} needs at least {k} training series, got {n}.")
     folds = kfold_indices(n, k, rng, stratify)

@@ -144,10 +144,11 @@ _OTHER = {
         is_positive_int,
         "a positive int",
         "int, default=1\n"
-        "    Networks in the ensemble. 1: one network. k > 1: a k-fold split of the training data; member i\n"
-        "    trains on the other folds and uses fold i as its validation split (its best epochs, or with\n"
-        "    ``average_epochs`` only its history); predictions average the members' probabilities (regression:\n"
-        "    outputs). Costs about k times the fit and prediction time of one network (docs/training.md).",
+        "    Networks in the ensemble. 1: one network. k > 1 with ``validation_fraction`` > 0: a k-fold split of\n"
+        "    the training data; member i trains on the other folds and chooses its best epochs on fold i. With\n"
+        "    ``validation_fraction=0``: k networks from different seeds, each on all the training data\n"
+        "    (InceptionTime's ensemble). Predictions average the members' probabilities (regression: outputs).\n"
+        "    Costs about k times the fit and prediction time of one network (docs/training.md).",
     ),
     "batch_size": Param(
         16, is_positive_int, "a positive int", "int, default=16\n    Series per batch (the paper's configuration: 32)."
