@@ -132,3 +132,41 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
     rows = [line for line in out.splitlines() if line.startswith("| {")]
     assert len(rows) == 2 and "'max_epochs': 2" in rows[0]
     next(gen, None)
+
+
+def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys):
+    """benchmarks/regression_holdout.py scores baselines on the screen's hold-outs of TRAIN, never TEST."""
+    import json
+
+    import numpy as np
+
+    import eadct.datasets as datasets
+    import eadct.tables._minirocket as minirocket
+
+    bench_dir = SCREEN.parent
+    monkeypatch.syspath_prepend(str(bench_dir))
+    gen = _script(bench_dir / "regression_holdout.py")
+    holdout = next(gen)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
+    asked, fitted = [], []
+
+    def fake_load(name, split, data_dir=None, **kw):
+        asked.append(split)
+        return X, y
+
+    def fake_minirocket(data, seed):
+        fitted.append(len(data.y_train))
+        return np.full(len(data.X_test), 100.0), 0.0, 0.0, 0, {}, "cpu"  # far off: worse than any candidate
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    monkeypatch.setattr(minirocket, "fit_minirocket", fake_minirocket)
+    results = tmp_path / "screen.jsonl"
+    results.write_text(json.dumps(dict(candidate="c", dataset="Toy", seed=0, score=1.0)) + "\n")
+    holdout.main(["--datasets", "Toy", "--seeds", "0", "1", "--candidate", "c", "--results", str(results),
+                  "--data-dir", "x"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert asked == ["train"] and fitted == [20, 20]
+    assert "| Toy | 0 | 10 |" in out and "| yes |" in out
+    assert "c at or below MiniRocket on 1 of 1 (set, seed) hold-outs." in out
+    next(gen, None)
