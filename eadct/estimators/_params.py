@@ -387,10 +387,10 @@ CLASSIFIER = (
 #: the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
 #: TRAIN screen and the benchmark for classification only; averaging made regression worse (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
-#: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation", "window_slicing", "label_smoothing")
+#: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 )
