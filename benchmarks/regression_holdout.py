@@ -32,8 +32,7 @@ def main(argv=None) -> None:
     parser.add_argument("--candidate", default="short-segments")
     parser.add_argument("--results", default="results/screen/screen.jsonl")
     args = parser.parse_args(argv)
-    from eadct.tables import subset
-    from eadct.tables._minirocket import fit_minirocket
+    from eadct.tables import fit_minirocket, subset
 
     path = Path(args.results)
     rows = read_results(path) if path.exists() else []

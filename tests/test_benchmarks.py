@@ -141,7 +141,7 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
     import numpy as np
 
     import eadct.datasets as datasets
-    import eadct.tables._minirocket as minirocket
+    import eadct.tables as tables
 
     bench_dir = SCREEN.parent
     monkeypatch.syspath_prepend(str(bench_dir))
@@ -160,7 +160,7 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
         return np.full(len(data.X_test), 100.0), 0.0, 0.0, 0, {}, "cpu"  # far off: worse than any candidate
 
     monkeypatch.setattr(datasets, "load_dataset", fake_load)
-    monkeypatch.setattr(minirocket, "fit_minirocket", fake_minirocket)
+    monkeypatch.setattr(tables, "fit_minirocket", fake_minirocket)
     results = tmp_path / "screen.jsonl"
     results.write_text(json.dumps(dict(candidate="c", dataset="Toy", seed=0, score=1.0)) + "\n")
     holdout.main(["--datasets", "Toy", "--seeds", "0", "1", "--candidate", "c", "--results", str(results),

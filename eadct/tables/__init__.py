@@ -6,6 +6,7 @@ Command line: ``python -m eadct.tables run table2 --profile quick --data-dir ../
 
 from ._config import ModelSpec, Profile, TableConfig, TableConfigError, available_tables, load_table
 from ._data import score, subset
+from ._minirocket import fit_minirocket
 from ._report import ReportNotReplaced, build_report, collect_results
 from ._runner import load_data, result_path, run_table, run_unit
 from ._store import append_jsonl, read_jsonl
@@ -20,6 +21,7 @@ __all__ = [
     "available_tables",
     "build_report",
     "collect_results",
+    "fit_minirocket",
     "load_data",
     "load_table",
     "read_jsonl",

@@ -21,7 +21,14 @@ def as_equal_array(X) -> np.ndarray:
 
 
 def fit_minirocket(data: Data, seed: int):
-    """Fit on TRAIN and predict TEST: (predictions, fit_s, predict_s, n_parameters, hyperparameters, device)."""
+    """The MiniRocket row of the tables: fit on TRAIN and predict TEST.
+
+    ``data`` is what :func:`load_data` returns, or any object with ``X_train``, ``y_train``, ``X_test`` and
+    ``task`` (``"classification"`` or ``"regression"``). sktime's ``MiniRocketMultivariate`` (10,000
+    kernels, seeded by ``seed``), standardised features, then ``RidgeClassifierCV`` / ``RidgeCV`` over 10
+    regularisation strengths from 1e-3 to 1e3. Returns ``(predictions, fit_s, predict_s, n_parameters,
+    hyperparameters, device)``.
+    """
     try:
         import numba  # noqa: F401 - sktime's MiniRocket needs it and does not install it
     except ImportError:
