@@ -22,6 +22,21 @@ def _script(path: Path):
     torch.set_num_threads(threads)
 
 
+def _serve_as_every_split(monkeypatch, X, y) -> list:
+    """Make ``eadct.datasets.load_dataset`` return (X, y) for any set; the list it returns records the splits
+    asked for (a TRAIN-only benchmark asks for "train" alone)."""
+    import eadct.datasets as datasets
+
+    asked = []
+
+    def fake_load(name, split, data_dir=None, **kw):
+        asked.append(split)
+        return X, y
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    return asked
+
+
 @pytest.fixture
 def bench():
     yield from _script(SCRIPT)
@@ -79,17 +94,9 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     TRAIN, and a rerun skips what finished."""
     import numpy as np
 
-    import eadct.datasets as datasets
-
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(24, 2, 12)), np.repeat(np.arange(3), 8)
-    asked = []
-
-    def fake_load(name, split, data_dir=None, **kw):
-        asked.append(split)
-        return X, y
-
-    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    asked = _serve_as_every_split(monkeypatch, X, y)
     monkeypatch.setitem(screen.CANDIDATES, "tiny", dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1,
                                                           pretrain_epochs=0))  # fmt: skip
     fit, held = screen.inner_split(y, 1 / 3, 0, True)
@@ -108,8 +115,6 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
     """benchmarks/fit_diagnostics.py scores training and hold-out parts of TRAIN, never TEST, one row per set."""
     import numpy as np
 
-    import eadct.datasets as datasets
-
     bench_dir = SCREEN.parent
     monkeypatch.syspath_prepend(str(bench_dir))
     gen = _script(bench_dir / "fit_diagnostics.py")
@@ -117,13 +122,7 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(24, 2, 12))
     y = X.mean(axis=(1, 2))
-    asked = []
-
-    def fake_load(name, split, data_dir=None, **kw):
-        asked.append(split)
-        return X, y
-
-    monkeypatch.setattr(datasets, "load_dataset", fake_load)
+    asked = _serve_as_every_split(monkeypatch, X, y)
     tiny = "dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=2, pretrain_epochs=0)"
     diagnostics.main(["Toy", tiny, "{'d_model': 8, 'n_heads': 2, 'n_blocks': 1, 'max_epochs': 1}", "--data-dir", "x"])
     out = capsys.readouterr().out
@@ -140,7 +139,6 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
 
     import numpy as np
 
-    import eadct.datasets as datasets
     import eadct.tables as tables
 
     bench_dir = SCREEN.parent
@@ -149,17 +147,12 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
     holdout = next(gen)
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
-    asked, fitted = [], []
-
-    def fake_load(name, split, data_dir=None, **kw):
-        asked.append(split)
-        return X, y
+    asked, fitted = _serve_as_every_split(monkeypatch, X, y), []
 
     def fake_minirocket(data, seed):
         fitted.append(len(data.y_train))
         return np.full(len(data.X_test), 100.0), 0.0, 0.0, 0, {}, "cpu"  # far off: worse than any candidate
 
-    monkeypatch.setattr(datasets, "load_dataset", fake_load)
     monkeypatch.setattr(tables, "fit_minirocket", fake_minirocket)
     results = tmp_path / "screen.jsonl"
     results.write_text(json.dumps(dict(candidate="c", dataset="Toy", seed=0, score=1.0)) + "\n")

@@ -60,8 +60,11 @@ def test_augmented_fit_is_deterministic_and_round_trips():
     assert np.isfinite(reg.predict(X)).all()
 
 
-def test_only_fine_tuning_training_batches_are_augmented(monkeypatch):
-    """Pretraining, the validation split and prediction see the series as they are."""
+@pytest.mark.parametrize("function, option", [("augment_magnitude", "augmentation"),
+                                              ("augment_window_slice", "window_slicing")])  # fmt: skip
+def test_only_fine_tuning_training_batches_are_augmented(monkeypatch, function, option):
+    """Pretraining, the validation split and prediction see the series as they are (magnitude augmentation
+    and window slicing alike)."""
     X, y = make_panel(n=20)
     seen = []
 
@@ -69,9 +72,9 @@ def test_only_fine_tuning_training_batches_are_augmented(monkeypatch):
         seen.append(x.shape[0])
         return x
 
-    monkeypatch.setattr(stages_module, "augment_magnitude", recording)
+    monkeypatch.setattr(stages_module, function, recording)
     params = {**FAST, "max_epochs": 3, "pretrain_epochs": 2, "batch_size": 8, "validation_fraction": 0.25}
-    clf = EADCTClassifier(**params, augmentation=0.1).fit(X, y)
+    clf = EADCTClassifier(**params, **{option: 0.1}).fit(X, y)
     # three epochs of the same training series, fewer than the 20 (a quarter or so validates), in batches of 8
     assert len(seen) % 3 == 0 and max(seen) <= 8
     per_epoch = [sum(seen[i : i + len(seen) // 3]) for i in range(0, len(seen), len(seen) // 3)]
@@ -244,23 +247,6 @@ def test_window_slicing_zero_is_the_plain_model_and_a_sliced_fit_is_deterministi
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
     reg = EADCTRegressor(**FAST, window_slicing=0.1).fit(X, target)
     assert np.isfinite(reg.predict(X)).all()
-
-
-def test_only_fine_tuning_training_batches_are_sliced(monkeypatch):
-    X, y = make_panel(n=20)
-    seen = []
-
-    def recording(x, valid, share, generator):
-        seen.append(x.shape[0])
-        return x
-
-    monkeypatch.setattr(stages_module, "augment_window_slice", recording)
-    params = {**FAST, "max_epochs": 3, "pretrain_epochs": 2, "batch_size": 8, "validation_fraction": 0.25}
-    clf = EADCTClassifier(**params, window_slicing=0.1).fit(X, y)
-    assert sum(seen) % 3 == 0 and 30 <= sum(seen) <= 45 and max(seen) <= 8  # 3 epochs of 10-15 series
-    n_calls = len(seen)
-    clf.predict(X)
-    assert len(seen) == n_calls
 
 
 def test_window_slicing_is_checked_and_old_models_load_without_it():
