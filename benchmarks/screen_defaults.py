@@ -105,6 +105,8 @@ CANDIDATES = {
     "short-segments-aug10": dict(SHORT, pooling="segments", augmentation=0.1),
     # regression only: the Huber loss on robustly scaled targets (median, IQR), best epoch on the same loss
     "short-segments-huber": dict(SHORT, pooling="segments", loss="huber"),
+    # regression only: the linear head fitted again by ridge regression, strength chosen by leave-one-out on TRAIN
+    "short-segments-ridge": dict(SHORT, pooling="segments", head_refit="ridge"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

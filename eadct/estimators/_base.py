@@ -267,7 +267,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         return train, valid, to_tensors(both, both.values, device)
 
     # ------------------------------------------------------------------ inference
-    def _forward(self, X, method: str = "forward") -> np.ndarray:
+    def _forward(self, X, method: str = "forward", networks=None) -> np.ndarray:
         check_is_fitted(self, "network_")
         panel = self._panel(X, fitting=False)
         longest = int(panel.lengths.max())
@@ -284,7 +284,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             free_bytes=available_memory_bytes(device),
         )
         # an ensemble averages its members' outputs; a representation is the first member's (not averaged)
-        networks = [self.network_] if method == "represent" else getattr(self, "networks_", [self.network_])
+        networks = networks or ([self.network_] if method == "represent" else self.networks_)
         dtype = self._autocast_dtype(device)
         with TorchThreads(getattr(self, "n_jobs", None)):
             outputs = [predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64)

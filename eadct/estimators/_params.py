@@ -25,6 +25,7 @@ from ..networks import (
 )
 from ..networks.config import is_positive_int
 from ..training import REGRESSION_LOSSES
+from ._ridge import REFITS
 
 #: ``Param.before`` when the parameter's earlier behaviour is its default.
 NOT_GIVEN = object()
@@ -115,6 +116,15 @@ _OTHER = {
         "    (/ 1.349): quadratic up to 1.35 such units from the target, linear beyond, so that a few extreme\n"
         "    targets in TRAIN cannot dominate the fit (docs/training.md).",
         before="squared_error",
+    ),
+    "head_refit": Param(
+        None,
+        lambda v: v in REFITS,
+        f"one of {list(REFITS)}",
+        'None or "ridge", default=None\n'
+        '    None: the regressor\'s linear head as fine-tuned; "ridge": fitted again by ridge regression on the\n'
+        "    pooled TRAIN representation, its strength chosen by leave-one-out on TRAIN (docs/training.md).",
+        before=None,
     ),
     "max_epochs": Param(
         60,
@@ -371,10 +381,10 @@ SUPERVISED = (
     "random_state",
     "verbose",
 )
-#: ``EADCTRegressor``'s parameters: the supervised ones and its loss.
+#: ``EADCTRegressor``'s parameters: the supervised ones, its loss and its head refit.
 REGRESSOR = (
     SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
-    + ("loss",)
+    + ("loss", "head_refit")
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_array
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, parameters_doc
 from ._params import REGRESSOR
+from ._ridge import check_refit, refit_linear_head
 from ._signature import make_init
 
 
@@ -39,6 +40,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
         Target standardisation learnt in fit: mean and standard deviation, or with ``loss="huber"``
         median and interquartile range / 1.349 (the standard deviation where that is 0).
+    head_alpha_ : ndarray of shape (n_estimators, n_targets)
+        With ``head_refit="ridge"``: the ridge strength leave-one-out chose for each member and target.
 {FITTED_DOC}
     Examples
     --------
@@ -69,6 +72,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         self
         """
         panel = self._start_supervised_fit(X, y)
+        check_refit(self.head_refit, self.head_hidden_size, type(self).__name__)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)
         self._y_ndim = y.ndim
@@ -82,7 +86,13 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 f"{type(self).__name__}: y has values up to {np.abs(y2).max():.3g}, too large to standardise in "
                 "float64 (its mean or spread overflows); rescale y (for example to other units) before fitting."
             )
-        return self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
+        self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
+        if self.head_refit == "ridge":  # every member's head, on the representation of all of TRAIN
+            self.head_alpha_ = np.stack([
+                refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64))
+                for net in self.networks_
+            ])  # fmt: skip
+        return self
 
     def predict(self, X):
         """Predicted targets, shape (n_samples,) or (n_samples, n_targets) as y in fit."""

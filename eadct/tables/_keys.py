@@ -33,6 +33,7 @@ REFERENCE_DEFAULTS = {
     "d_model": 64,
     "dropout": 0.1,
     "head_hidden_size": None,
+    "head_refit": None,
     "label_smoothing": 0.0,
     "lr": 0.001,
     "loss": "squared_error",

@@ -1,0 +1,91 @@
+"""The regressor's ``head_refit="ridge"``: the linear head fitted again by ridge regression on TRAIN."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from conftest import TINY, make_panel, make_unequal, saved_without
+from sklearn.base import clone
+from sklearn.linear_model import RidgeCV
+
+from eadct import EADCTClassifier, EADCTRegressor
+from eadct.estimators._ridge import RIDGE_ALPHAS
+
+FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
+
+
+def _data(n=30, seed=0):
+    X, _ = make_panel(n=n, seed=seed)
+    return X, 3.0 * np.asarray(X)[:, 0].mean(axis=1) + 1.0
+
+
+def test_ridge_head_is_sklearns_ridge_on_the_standardised_train_representation():
+    X, y = _data()
+    reg = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    Z = reg.transform(X)
+    mean, scale = Z.mean(axis=0), Z.std(axis=0)
+    targets = (y - reg.target_mean_) / reg.target_scale_
+    ridge = RidgeCV(alphas=RIDGE_ALPHAS).fit((Z - mean) / scale, targets)
+    expected = ridge.predict((Z - mean) / scale) * reg.target_scale_ + reg.target_mean_
+    np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-4 * y.std())
+    assert reg.head_alpha_.shape == (1, 1) and reg.head_alpha_[0, 0] == ridge.alpha_
+    # the encoder is the one fine-tuning left: only the head changed
+    plain = EADCTRegressor(**FAST).fit(X, y)
+    np.testing.assert_array_equal(plain.transform(X), Z)
+    assert not np.allclose(plain.predict(X), reg.predict(X))
+
+
+def test_ridge_head_shrinks_to_the_mean_target_without_signal():
+    X, _ = _data(n=40)
+    y = np.random.default_rng(5).normal(size=40)  # independent of X
+    reg = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    assert reg.head_alpha_[0, 0] >= 1e3
+    assert reg.predict(X).std() < 0.3 * y.std()
+
+
+def test_ridge_head_is_deterministic_and_round_trips():
+    X, y = _data()
+    reg = EADCTRegressor(**{**FAST, "random_state": 3}, head_refit="ridge").fit(X, y)
+    pred = reg.predict(X)
+    np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), pred)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), pred)
+
+
+def test_ridge_head_sees_only_the_labelled_train_series(monkeypatch):
+    seen = []
+    fit = RidgeCV.fit
+    monkeypatch.setattr(RidgeCV, "fit", lambda self, Z, t, **kw: seen.append(len(Z)) or fit(self, Z, t, **kw))
+    X, y = _data(n=30)
+    extra, _ = make_panel(n=12, seed=9)
+    EADCTRegressor(**FAST, head_refit="ridge").fit(X, y, X_unlabeled=extra)
+    assert seen == [30]  # every TRAIN series, the validation split included; no unlabelled series
+
+
+def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
+    X, _, _ = make_unequal(n=24)
+    y = np.stack([np.array([s.mean() for s in X]), np.array([s.std() for s in X])], axis=1)
+    reg = EADCTRegressor(**FAST, head_refit="ridge", n_estimators=2).fit(X, y)
+    assert reg.head_alpha_.shape == (2, 2)
+    assert reg.predict(X).shape == (24, 2)
+    single = EADCTRegressor(**FAST, head_refit="ridge", n_estimators=1).fit(X, y)
+    alone = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    np.testing.assert_array_equal(single.predict(X), alone.predict(X))
+
+
+def test_ridge_head_refuses_a_hidden_layer_before_training_and_is_the_regressors_only():
+    X, y = _data()
+    with pytest.raises(ValueError, match="head_hidden_size=None"):
+        EADCTRegressor(**FAST, head_refit="ridge", head_hidden_size=8).fit(X, y)
+    with pytest.raises(ValueError, match="head_refit must be one of"):
+        EADCTRegressor(**FAST, head_refit="lasso").fit(X, y)
+    assert "head_refit" not in EADCTClassifier().get_params()
+
+
+def test_models_saved_before_head_refit_load_without_it():
+    X, y = _data()
+    reg = EADCTRegressor(**FAST).fit(X, y)
+    old = saved_without(reg, "head_refit")
+    assert old.head_refit is None
+    np.testing.assert_array_equal(old.predict(X), reg.predict(X))
