@@ -13,12 +13,18 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "PAPER_CONFIGURATION")
+_ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "PAPER_CONFIGURATION", "paper_configuration")
 _PERSISTENCE = ("save", "load")
 __all__ = [*_ESTIMATORS, *_PERSISTENCE, "__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .estimators import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation  # noqa: F401
+    from .estimators import (  # noqa: F401
+        PAPER_CONFIGURATION,
+        EADCTClassifier,
+        EADCTRegressor,
+        EADCTRepresentation,
+        paper_configuration,
+    )
     from .persistence import load, save  # noqa: F401
 
 

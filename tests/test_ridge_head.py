@@ -10,8 +10,9 @@ from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 from sklearn.linear_model import RidgeCV
 
-from eadct import EADCTClassifier, EADCTRegressor
+from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, paper_configuration
 from eadct.estimators._ridge import RIDGE_ALPHAS
+from eadct.tables._config import load_table
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
 
@@ -32,7 +33,7 @@ def test_ridge_head_is_sklearns_ridge_on_the_standardised_train_representation()
     np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-4 * y.std())
     assert reg.head_alpha_.shape == (1, 1) and reg.head_alpha_[0, 0] == ridge.alpha_
     # the encoder is the one fine-tuning left: only the head changed
-    plain = EADCTRegressor(**FAST).fit(X, y)
+    plain = EADCTRegressor(**FAST, head_refit=None).fit(X, y)
     np.testing.assert_array_equal(plain.transform(X), Z)
     assert not np.allclose(plain.predict(X), reg.predict(X))
 
@@ -74,6 +75,15 @@ def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
     np.testing.assert_array_equal(single.predict(X), alone.predict(X))
 
 
+def test_ridge_head_is_the_regressors_default_but_not_the_papers():
+    assert EADCTRegressor().head_refit == "ridge"
+    assert paper_configuration("regression") == {**PAPER_CONFIGURATION, "head_refit": None}
+    assert paper_configuration("classification") == PAPER_CONFIGURATION
+    assert load_table("table3").profile("quick").base_params("regression")["head_refit"] is None
+    assert load_table("accuracy").profile("defaults").base_params("regression")["head_refit"] == "ridge"
+    EADCTClassifier(**paper_configuration())  # every name is the classifier's
+
+
 def test_ridge_head_refuses_a_hidden_layer_before_training_and_is_the_regressors_only():
     X, y = _data()
     with pytest.raises(ValueError, match="head_hidden_size=None"):
@@ -85,7 +95,15 @@ def test_ridge_head_refuses_a_hidden_layer_before_training_and_is_the_regressors
 
 def test_models_saved_before_head_refit_load_without_it():
     X, y = _data()
-    reg = EADCTRegressor(**FAST).fit(X, y)
+    reg = EADCTRegressor(**FAST, head_refit=None).fit(X, y)  # as an earlier version fitted it
     old = saved_without(reg, "head_refit")
     assert old.head_refit is None
     np.testing.assert_array_equal(old.predict(X), reg.predict(X))
+
+
+def test_huber_loss_keeps_its_fine_tuned_head():
+    X, y = _data()
+    both = EADCTRegressor(**FAST, loss="huber", head_refit="ridge").fit(X, y)
+    alone = EADCTRegressor(**FAST, loss="huber", head_refit=None).fit(X, y)
+    np.testing.assert_array_equal(both.predict(X), alone.predict(X))
+    assert not hasattr(both, "head_alpha_")

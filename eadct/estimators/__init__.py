@@ -2,7 +2,7 @@
 
 from ._classifier import EADCTClassifier
 from ._input import Panel, fill_missing, to_panel
-from ._params import PAPER_CONFIGURATION
+from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 
@@ -14,4 +14,5 @@ __all__ = [
     "Panel",
     "fill_missing",
     "to_panel",
+    "paper_configuration",
 ]

@@ -118,12 +118,14 @@ _OTHER = {
         before="squared_error",
     ),
     "head_refit": Param(
-        None,
+        "ridge",
         lambda v: v in REFITS,
         f"one of {list(REFITS)}",
-        'None or "ridge", default=None\n'
-        '    None: the regressor\'s linear head as fine-tuned; "ridge": fitted again by ridge regression on the\n'
-        "    pooled TRAIN representation, its strength chosen by leave-one-out on TRAIN (docs/training.md).",
+        'None or "ridge", default="ridge"\n'
+        '    None: the regressor\'s linear head as fine-tuned. "ridge": after fine-tuning, fitted again by ridge\n'
+        "    regression on the pooled representation of every TRAIN series, its strength chosen by leave-one-out\n"
+        '    on TRAIN; with loss="huber" the head stays as fine-tuned, whose robustness a squared-error refit would\n'
+        "    undo (docs/training.md).",
         before=None,
     ),
     "max_epochs": Param(
@@ -406,30 +408,6 @@ UNSUPERVISED = tuple(
 )
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
-
-
-#: The paper's configuration (MODEL_SPEC section 2: the starting values of its search, its training
-#: protocol), for the settings where the estimators' defaults differ or might: ``EADCTClassifier(
-#: **PAPER_CONFIGURATION)`` is the model of the paper's tables, and the tables' paper profiles use it.
-PAPER_CONFIGURATION = {
-    "d_model": 64,
-    "n_heads": 8,
-    "n_blocks": 2,
-    "alpha": 0.5,
-    "beta": 0.3,
-    "attention_ratio": 0.25,
-    "attention_downsample": 1,
-    "pooling": "mean",
-    "max_epochs": 100,
-    "pretrain_epochs": 50,
-    "n_iter_no_change": 30,
-    "lr": 1e-3,
-    "lr_schedule": "constant",
-    "batch_size": 32,
-    "validation_fraction": 0.1,
-    "average_epochs": None,
-    "n_estimators": 1,
-}
 
 
 def check_params(params: dict, owner: str) -> None:

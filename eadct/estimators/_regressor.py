@@ -41,7 +41,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         Target standardisation learnt in fit: mean and standard deviation, or with ``loss="huber"``
         median and interquartile range / 1.349 (the standard deviation where that is 0).
     head_alpha_ : ndarray of shape (n_estimators, n_targets)
-        With ``head_refit="ridge"``: the ridge strength leave-one-out chose for each member and target.
+        With ``head_refit="ridge"`` (and the squared error): the strength leave-one-out chose per member and target.
 {FITTED_DOC}
     Examples
     --------
@@ -87,7 +87,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 "float64 (its mean or spread overflows); rescale y (for example to other units) before fitting."
             )
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
-        if self.head_refit == "ridge":  # every member's head, on the representation of all of TRAIN
+        if self.head_refit == "ridge" and self.loss == "squared_error":  # every member's head, on all of TRAIN
             self.head_alpha_ = np.stack([
                 refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64))
                 for net in self.networks_

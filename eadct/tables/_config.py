@@ -84,15 +84,15 @@ class Profile:
     base: str = "paper"
 
     def base_params(self, task: str = "classification") -> dict:
-        """The settings every fit of the profile starts from: ``PAPER_CONFIGURATION``, or the defaults of the
+        """The settings every fit of the profile starts from: ``paper_configuration(task)``, or the defaults of the
         same settings of the estimator of ``task`` (``base = "defaults"``: what ``EADCTClassifier()`` or
         ``EADCTRegressor()`` does today)."""
-        from ..estimators import PAPER_CONFIGURATION
+        from ..estimators import paper_configuration
 
         if self.base == "paper":
-            return dict(PAPER_CONFIGURATION)
+            return paper_configuration(task)
         defaults = current_defaults(task)
-        return {k: defaults[k] for k in PAPER_CONFIGURATION}
+        return {k: defaults[k] for k in paper_configuration(task)}
 
     def epochs(self) -> dict:
         """The refit's ``max_epochs``, ``pretrain_epochs``, ``n_iter_no_change``: the profile's, else the base's."""

@@ -119,12 +119,13 @@ def key_base(base: str, task: str = "classification") -> tuple[dict, dict]:
     The base settings are the reference's names with the base's values as the reference has them (the paper's
     values for "paper"); the changed settings are those whose value today differs from that. While nothing
     has changed since the reference this is the key's former content, so stored results keep their keys."""
-    from ..estimators import PAPER_CONFIGURATION
+    from ..estimators import paper_configuration
 
     now = current_defaults(task)
     if base == "paper":
-        listed = {k: PAPER_CONFIGURATION[k] for k in REFERENCE_BASE_NAMES if k in PAPER_CONFIGURATION}
-        now.update(PAPER_CONFIGURATION)
+        paper = paper_configuration(task)
+        listed = {k: paper[k] for k in REFERENCE_BASE_NAMES if k in paper}
+        now.update(paper)
     else:
         listed = {k: REFERENCE_DEFAULTS[k] for k in REFERENCE_BASE_NAMES}
     reference = {**REFERENCE_DEFAULTS, **listed}

@@ -1,0 +1,35 @@
+"""The paper's configuration (MODEL_SPEC section 2), which the paper tables' profiles start every fit from."""
+
+from __future__ import annotations
+
+#: The paper's configuration (MODEL_SPEC section 2: the starting values of its search, its training
+#: protocol), for the settings where the estimators' defaults differ or might: ``EADCTClassifier(
+#: **PAPER_CONFIGURATION)`` is the model of the paper's tables, and the tables' paper profiles use it.
+PAPER_CONFIGURATION = {
+    "d_model": 64,
+    "n_heads": 8,
+    "n_blocks": 2,
+    "alpha": 0.5,
+    "beta": 0.3,
+    "attention_ratio": 0.25,
+    "attention_downsample": 1,
+    "pooling": "mean",
+    "max_epochs": 100,
+    "pretrain_epochs": 50,
+    "n_iter_no_change": 30,
+    "lr": 1e-3,
+    "lr_schedule": "constant",
+    "batch_size": 32,
+    "validation_fraction": 0.1,
+    "average_epochs": None,
+    "n_estimators": 1,
+}
+#: The paper's values of settings that only ``EADCTRegressor`` has, where its defaults differ: the linear head
+#: as fine-tuned, without the ridge refit (docs/training.md).
+PAPER_REGRESSOR_ONLY = {"head_refit": None}
+
+
+def paper_configuration(task: str = "classification") -> dict:
+    """The paper's configuration for the estimator of ``task``: ``PAPER_CONFIGURATION``, and for
+    ``"regression"`` also ``PAPER_REGRESSOR_ONLY`` (``EADCTRegressor(**paper_configuration("regression"))``)."""
+    return {**PAPER_CONFIGURATION, **(PAPER_REGRESSOR_ONLY if task == "regression" else {})}
