@@ -3,8 +3,9 @@
 For each TSER set and seed, the TRAIN file only, split as the screen splits it (``screen_defaults.inner_split``:
 a third held out): the hold-out RMSE of predicting the fitted part's mean target, of MiniRocket with ridge
 (the tables' MiniRocket row, fitted on the fitted part), and of a screen candidate whose rows are already in
-the screen's results (``--candidate``; the regressor's defaults are ``short-segments``). The last column says
-whether the candidate is at or below MiniRocket on that hold-out. Nothing here opens a TEST file.
+the screen's results (``--candidate``; the regressor's defaults are ``short-segments-ridge``, before their
+ridge refit ``short-segments``). The last column says whether the candidate is at or below MiniRocket on that
+hold-out. Nothing here opens a TEST file.
 
     python benchmarks/regression_holdout.py --data-dir ../shared/datasets/TSER --seeds 0 1
 """
@@ -29,7 +30,7 @@ def main(argv=None) -> None:
     parser.add_argument("--datasets", nargs="+", default=TSER)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--data-dir", action="append", default=None)
-    parser.add_argument("--candidate", default="short-segments")
+    parser.add_argument("--candidate", default="short-segments-ridge")
     parser.add_argument("--results", default="results/screen/screen.jsonl")
     args = parser.parse_args(argv)
     from eadct.tables import fit_minirocket, subset
