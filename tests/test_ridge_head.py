@@ -107,3 +107,6 @@ def test_huber_loss_keeps_its_fine_tuned_head():
     alone = EADCTRegressor(**FAST, loss="huber", head_refit=None).fit(X, y)
     np.testing.assert_array_equal(both.predict(X), alone.predict(X))
     assert not hasattr(both, "head_alpha_")
+    refit = EADCTRegressor(**FAST).fit(X, y)
+    assert hasattr(refit, "head_alpha_")
+    assert not hasattr(refit.set_params(head_refit=None).fit(X, y), "head_alpha_")

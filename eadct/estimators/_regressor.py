@@ -86,6 +86,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 f"{type(self).__name__}: y has values up to {np.abs(y2).max():.3g}, too large to standardise in "
                 "float64 (its mean or spread overflows); rescale y (for example to other units) before fitting."
             )
+        self.__dict__.pop("head_alpha_", None)  # a refit without the ridge leaves none from an earlier fit
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
         if self.head_refit == "ridge" and self.loss == "squared_error":  # every member's head, on all of TRAIN
             self.head_alpha_ = np.stack([
