@@ -186,6 +186,7 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert res["n_parameters"] > 0 and res["versions"]["torch"] and res["machine"]["device"] == "cpu"
     reg = json.loads(result_path(out, table, "Transformer", "TinyTabR", "tiny", 0).read_text())
     assert reg["metric"] == "rmse" and reg["value"] > 0
+    assert reg["hyperparameters"]["head_refit"] is None  # a paper profile keeps the paper's fine-tuned head
     # the variant takes the base's chosen hyperparameters and changes only beta
     base = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).read_text())
     variant = json.loads(result_path(out, table, "w/o Convolution", "TinyTabC", "tiny", 0).read_text())
