@@ -107,6 +107,8 @@ CANDIDATES = {
     "short-segments-huber": dict(SHORT, pooling="segments", loss="huber"),
     # regression only: the linear head fitted again by ridge regression, strength chosen by leave-one-out on TRAIN
     "short-segments-ridge": dict(SHORT, pooling="segments", head_refit="ridge"),
+    # regression: 8 segments under the ridge head (a wider representation for the leave-one-out ridge)
+    "short-segments-ridge-seg8": dict(SHORT, pooling="segments", head_refit="ridge", n_segments=8),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
