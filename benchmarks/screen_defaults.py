@@ -27,8 +27,10 @@ import numpy as np
 
 from eadct.tables import append_jsonl, read_jsonl
 
-#: Named candidates: estimator parameters on top of the defaults. "paper" is the paper's configuration of
-#: MODEL_SPEC (the defaults before the screen); the others change one or a few things.
+#: Named candidates: estimator parameters on top of the defaults of the day. A stored row keeps the defaults it
+#: ran with: the regression rows of "short-segments" (and of the candidates built on it without
+#: ``head_refit``) predate the regressor's ridge head; the same names run today would refit it. "paper" is the
+#: paper's configuration of MODEL_SPEC (the defaults before the screen); the others change one or a few things.
 PAPER = dict(pooling="mean", max_epochs=100, pretrain_epochs=50, n_iter_no_change=30, batch_size=32)
 #: Shorter training, tokens pooled before attention on long series ("auto"), batches of 16.
 SHORT = dict(PAPER, max_epochs=60, pretrain_epochs=20, n_iter_no_change=20, batch_size=16, attention_downsample="auto")
