@@ -111,6 +111,8 @@ CANDIDATES = {
     "short-segments-ridge": dict(SHORT, pooling="segments", head_refit="ridge"),
     # regression: 8 segments under the ridge head (a wider representation for the leave-one-out ridge)
     "short-segments-ridge-seg8": dict(SHORT, pooling="segments", head_refit="ridge", n_segments=8),
+    # regression: a quarter of TRAIN for the epoch choice under the ridge head (which then reads all of TRAIN)
+    "short-segments-ridge-val25": dict(SHORT, pooling="segments", head_refit="ridge", validation_fraction=0.25),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
