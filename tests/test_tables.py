@@ -452,6 +452,11 @@ def test_unit_keys_follow_each_estimators_defaults():
         assert type(est) is cls
         names = ("average_epochs", "validation_fraction", "batch_size", "n_segments")
         assert {k: est.get_params()[k] for k in names} == {k: cls().get_params()[k] for k in names}
+    # the regressor's adopted ridge head shares its units with the candidate row that measured it
+    regression = load_table("candidates_regression")
+    assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
+        "EA-DC (ridge head)", "Tecator", "defaults"
+    )
 
 
 def test_key_reference_lists_every_parameter():
