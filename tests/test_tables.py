@@ -39,6 +39,27 @@ d_ff = 16
 n_heads = 2
 batch_size = 16
 device = "cpu"
+
+[tinydefaults]
+description = "test: the estimators' defaults, no search, one seed of 2+1 epochs"
+base = "defaults"
+search = "none"
+n_candidates = 1
+eta = 2
+search_epochs = [1]
+pretrain_share = 0.25
+search_validation = 0.25
+search_seed = 0
+seeds = [0]
+max_epochs = 2
+pretrain_epochs = 1
+n_iter_no_change = 5
+
+[tinydefaults.params]
+d_ff = 16
+n_heads = 2
+batch_size = 16
+device = "cpu"
 """
 
 TABLE = """
@@ -187,6 +208,8 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     reg = json.loads(result_path(out, table, "Transformer", "TinyTabR", "tiny", 0).read_text())
     assert reg["metric"] == "rmse" and reg["value"] > 0
     assert reg["hyperparameters"]["head_refit"] is None  # a paper profile keeps the paper's fine-tuned head
+    assert "head_alpha" not in reg["hyperparameters"]
+
     # the variant takes the base's chosen hyperparameters and changes only beta
     base = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).read_text())
     variant = json.loads(result_path(out, table, "w/o Convolution", "TinyTabC", "tiny", 0).read_text())
@@ -469,3 +492,17 @@ def test_key_reference_lists_every_parameter():
         - set(_keys.REFERENCE_DEFAULTS)
     )
     assert not missing, f"add {missing} to REFERENCE_DEFAULTS in eadct/tables/_keys.py (see its docstring)"
+
+
+def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(tiny_setup, tmp_path):
+    from eadct.estimators._ridge import RIDGE_ALPHAS
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out = tmp_path / "results"
+    run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], datasets=["TinyTabR"],
+              models=["Transformer"], log=lambda *a: None)  # fmt: skip
+    reg = json.loads(result_path(out, table, "Transformer", "TinyTabR", "tinydefaults", 0).read_text())
+    assert reg["hyperparameters"]["head_refit"] == "ridge"
+    assert len(reg["hyperparameters"]["head_alpha"]) == 1 and reg["hyperparameters"]["head_alpha"][0] in RIDGE_ALPHAS
+    md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
+    assert "head_alpha=[" in md

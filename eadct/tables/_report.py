@@ -366,7 +366,7 @@ def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
 
 
 _SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
-                          "attention_kernel_size", "attention_downsample")  # fmt: skip
+                          "attention_kernel_size", "attention_downsample", "head_alpha")  # fmt: skip
 
 
 def _hyperparameter_lines(results: dict) -> list[str]:

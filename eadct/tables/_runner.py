@@ -106,6 +106,8 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     hyper = {
         k: v for k, v in est.get_params().items() if k not in ("verbose", "checkpoint_path", "optimizer", "n_jobs")
     }
+    if hasattr(est, "head_alpha_"):  # the regressor's ridge refit: the strength leave-one-out chose on TRAIN
+        hyper["head_alpha"] = est.head_alpha_.ravel().tolist()
     ckpt.unlink(missing_ok=True)
     return est, pred, fit_s, predict_s, n_params, hyper, est.device_, epochs
 
