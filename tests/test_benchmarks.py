@@ -42,6 +42,16 @@ def bench():
     yield from _script(SCRIPT)
 
 
+@pytest.fixture
+def sibling_script(monkeypatch):
+    """Import a benchmark script that imports its siblings (``benchmarks/`` on the path): ``sibling_script(name)``;
+    torch's thread count is restored after the test."""
+    monkeypatch.syspath_prepend(str(SCREEN.parent))
+    threads = torch.get_num_threads()
+    yield lambda name: next(_script(SCREEN.parent / name))
+    torch.set_num_threads(threads)
+
+
 def test_resume_reuses_measured_rows(bench, tmp_path, monkeypatch, capsys):
     measured = []
     crash = {"torch-fused": True}
@@ -111,14 +121,11 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     assert "| Toy |" in capsys.readouterr().out
 
 
-def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
+def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys, sibling_script):
     """benchmarks/fit_diagnostics.py scores training and hold-out parts of TRAIN, never TEST, one row per set."""
     import numpy as np
 
-    bench_dir = SCREEN.parent
-    monkeypatch.syspath_prepend(str(bench_dir))
-    gen = _script(bench_dir / "fit_diagnostics.py")
-    diagnostics = next(gen)
+    diagnostics = sibling_script("fit_diagnostics.py")
     rng = np.random.default_rng(0)
     X = rng.normal(size=(24, 2, 12))
     y = X.mean(axis=(1, 2))
@@ -130,10 +137,9 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys):
     assert "16 series fit, 8 held out" in out
     rows = [line for line in out.splitlines() if line.startswith("| {")]
     assert len(rows) == 2 and "'max_epochs': 2" in rows[0]
-    next(gen, None)
 
 
-def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys):
+def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys, sibling_script):
     """benchmarks/regression_holdout.py scores baselines on the screen's hold-outs of TRAIN, never TEST."""
     import json
 
@@ -141,10 +147,7 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
 
     import eadct.tables as tables
 
-    bench_dir = SCREEN.parent
-    monkeypatch.syspath_prepend(str(bench_dir))
-    gen = _script(bench_dir / "regression_holdout.py")
-    holdout = next(gen)
+    holdout = sibling_script("regression_holdout.py")
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
     asked, fitted = _serve_as_every_split(monkeypatch, X, y), []
@@ -162,4 +165,3 @@ def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, m
     assert asked == ["train"] and fitted == [20, 20]
     assert "| Toy | 0 | 10 |" in out and "| yes |" in out
     assert "c at or below MiniRocket on 1 of 1 (set, seed) hold-outs." in out
-    next(gen, None)
