@@ -5,12 +5,14 @@ from ._input import Panel, fill_missing, to_panel
 from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
+from ._ridge import RIDGE_ALPHAS
 
 __all__ = [
     "EADCTClassifier",
     "EADCTRegressor",
     "EADCTRepresentation",
     "PAPER_CONFIGURATION",
+    "RIDGE_ALPHAS",
     "Panel",
     "fill_missing",
     "to_panel",
