@@ -40,12 +40,14 @@ def _rmse(y, pred) -> float:
 
 
 def input_parts(X, parts: int = INPUT_PARTS) -> np.ndarray:
-    """(n, channels * parts): each channel's means over ``parts`` consecutive parts of its (own) length."""
+    """(n, channels * parts): each channel's means over ``parts`` consecutive parts of its (own) length: step t
+    of a series of length L falls in part ``t * parts // L``, as in ``EADCTRegressor(head_input_parts=parts)``."""
     rows = []
     for series in X:
         series = np.asarray(series, dtype=float)
         series = series[None] if series.ndim == 1 else series
-        cuts = np.array_split(np.arange(series.shape[1]), parts)
+        part = np.arange(series.shape[1]) * parts // series.shape[1]  # the rule of the regressor's head_input_parts
+        cuts = [np.flatnonzero(part == k) for k in range(parts)]
         with warnings.catch_warnings():  # a part that is all missing (or empty) reads 0, the channel mean after
             warnings.simplefilter("ignore")  # standardisation
             rows.append([np.nanmean(channel[c]) if len(c) else np.nan for channel in series for c in cuts])
@@ -99,10 +101,10 @@ def main(argv=None) -> None:
     path = Path(args.results)
     rows = read_results(path) if path.exists() else []
     screened = {(r["dataset"], r["seed"]): r["score"] for r in rows if r["candidate"] == args.candidate}
-    extra = " with the input (weight) |" if args.shortcut else ""
+    extra = " with the input (weight) |" if args.shortcut else ""  # the shortcut's column
     print(f"| dataset | seed | hold-out | TRAIN mean | MiniRocket | ridge on the input | {args.candidate} |"
           f" at or below MiniRocket |{extra}")  # fmt: skip
-    print("|---|---|---|---|---|---|---|" + ("---|" if args.shortcut else ""))
+    print("|---" * 8 + "|" + ("---|" if args.shortcut else ""))
     at_or_below = compared = 0
     for name in args.datasets:
         loaded = _load_train(name, args.data_dir or ["../shared/datasets/TSER"])
@@ -120,7 +122,7 @@ def main(argv=None) -> None:
             if args.shortcut:  # the candidate fitted here: its own hold-out score where the screen has none
                 plain, predictions, scale = shortcut(name, args.candidate, seed, data.X_train, y[fit], data.X_test)
                 ours = _rmse(y[held], plain) if ours is None else ours
-                with_input = f"{_rmse(y[held], predictions):.4g} ({scale:g}) |"
+                with_input = f" {_rmse(y[held], predictions):.4g} ({scale:g}) |"
             verdict = ""
             if ours is not None:
                 compared += 1

@@ -113,6 +113,8 @@ CANDIDATES = {
     "short-segments-ridge-seg8": dict(SHORT, pooling="segments", head_refit="ridge", n_segments=8),
     # regression: a quarter of TRAIN for the epoch choice under the ridge head (which then reads all of TRAIN)
     "short-segments-ridge-val25": dict(SHORT, pooling="segments", head_refit="ridge", validation_fraction=0.25),
+    # regression: the ridge head also reads the input's means over 32 parts of each channel (head_input_parts)
+    "short-segments-ridge-input32": dict(SHORT, pooling="segments", head_refit="ridge", head_input_parts=32),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -181,7 +181,7 @@ def test_regression_holdout_input_columns_learn_a_linear_target(monkeypatch, cap
     assert parts.shape == (3, 2 * holdout.INPUT_PARTS)
     X = rng.normal(size=(90, 1, 64))
     parts = holdout.input_parts(X)
-    np.testing.assert_allclose(parts[:, 1], X[:, 0, 2:4].mean(axis=1))  # part 1: steps 2 and 3
+    np.testing.assert_allclose(parts[:, 1], X[:, 0, 2:4].mean(axis=1))  # part 1: steps 2 and 3 (t * 32 // 64)
     y = parts[:, 3] - 2.0 * parts[:, 20]
     asked = _serve_as_every_split(monkeypatch, X, y)
     monkeypatch.setattr(tables, "fit_minirocket", lambda data, seed: (np.zeros(len(data.X_test)),))
@@ -196,6 +196,8 @@ def test_regression_holdout_input_columns_learn_a_linear_target(monkeypatch, cap
                   "--data-dir", "x", "--shortcut"])  # fmt: skip
     out = capsys.readouterr().out
     assert asked == ["train"] and fitted == [60]
+    header, rule = out.splitlines()[:2]
+    assert header.count("|") == rule.count("|") == 10  # nine columns, the shortcut's the last
     row = next(line for line in out.splitlines() if line.startswith("| Toy | 0 | 30 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     mean_rmse, on_input = float(cells[3]), float(cells[5])

@@ -110,3 +110,61 @@ def test_huber_loss_keeps_its_fine_tuned_head():
     refit = EADCTRegressor(**FAST).fit(X, y)
     assert hasattr(refit, "head_alpha_")
     assert not hasattr(refit.set_params(head_refit=None).fit(X, y), "head_alpha_")
+
+
+def _parts(X, n_parts):
+    """The input's part means as numpy computes them (channel-standardised input, step t of L in t * n // L)."""
+    X = np.asarray(X, dtype=float)
+    index = np.arange(X.shape[2]) * n_parts // X.shape[2]
+    return np.stack([X[:, :, index == k].mean(axis=2) for k in range(n_parts)], axis=1).reshape(len(X), -1)
+
+
+def test_input_path_is_the_ridge_on_representation_and_input_parts_with_the_loo_weight():
+    from eadct.estimators._ridge import INPUT_WEIGHTS
+
+    X, _ = _data(n=40)
+    y = 3.0 * _parts(X, 4)[:, 1 * 3 + 2] - _parts(X, 4)[:, 3 * 3 + 1]  # linear in the noise channels' parts
+    reg = EADCTRegressor(**FAST, head_input_parts=4).fit(X, y)
+    Z, P = reg.transform(X), _parts(X, 4)
+    targets = (y - reg.target_mean_) / reg.target_scale_
+    standard = [(F - F.mean(axis=0)) / np.where(F.std(axis=0) > 1e-12, F.std(axis=0), 1.0) for F in (Z, P)]
+    fits = [(RidgeCV(alphas=RIDGE_ALPHAS).fit(np.hstack([standard[0], w * standard[1]]), targets), w)
+            for w in INPUT_WEIGHTS]  # fmt: skip
+    ridge, weight = max(fits, key=lambda fit: fit[0].best_score_)
+    expected = ridge.predict(np.hstack([standard[0], weight * standard[1]])) * reg.target_scale_ + reg.target_mean_
+    np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-3 * y.std())
+    assert reg.head_input_weight_.tolist() == [weight] and weight > 0  # the input carries the signal
+    assert reg.head_alpha_[0, 0] == ridge.alpha_
+    alone = EADCTRegressor(**FAST).fit(X, y)  # the same fine-tuning: only the head's refit differs
+    np.testing.assert_array_equal(alone.transform(X), Z)
+    X_new, _ = _data(n=30, seed=1)  # new series: the input's path generalises where the representation does not
+    y_new = 3.0 * _parts(X_new, 4)[:, 1 * 3 + 2] - _parts(X_new, 4)[:, 3 * 3 + 1]
+    rmse = [np.sqrt(np.mean((m.predict(X_new) - y_new) ** 2)) for m in (reg, alone)]
+    assert rmse[0] < 0.1 * rmse[1]
+
+
+def test_input_path_unequal_lengths_members_determinism_and_round_trips(tmp_path):
+    import eadct
+
+    X, _, _ = make_unequal(n=24)
+    y = np.array([s[:, : (s.shape[1] + 1) // 2].mean() for s in X])  # part 0 of 2 of each series' own length
+    reg = EADCTRegressor(**{**FAST, "random_state": 2}, head_input_parts=2, n_estimators=2).fit(X, y)
+    pred = reg.predict(X)
+    assert pred.shape == (24,) and reg.head_input_weight_.shape == (2,)
+    assert np.sqrt(np.mean((pred - y) ** 2)) < 0.1 * y.std()  # the parts follow each series' length
+    np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), pred)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), pred)
+    eadct.save(reg, tmp_path / "reg")
+    np.testing.assert_array_equal(eadct.load(tmp_path / "reg").predict(X), pred)
+
+
+def test_input_path_needs_the_ridge_refit_and_is_off_by_default():
+    X, y = _data()
+    assert EADCTRegressor().head_input_parts is None and "head_input_parts" not in EADCTClassifier().get_params()
+    for params in ({"head_refit": None}, {"loss": "huber"}):
+        with pytest.raises(ValueError, match='head_refit="ridge" with loss="squared_error"'):
+            EADCTRegressor(**FAST, head_input_parts=4, **params).fit(X, y)
+    with pytest.raises(ValueError, match="head_input_parts must be None or a positive int"):
+        EADCTRegressor(**FAST, head_input_parts=0).fit(X, y)
+    reg = EADCTRegressor(**FAST, head_input_parts=4).fit(X, y)
+    assert not hasattr(reg.set_params(head_input_parts=None).fit(X, y), "head_input_weight_")

@@ -128,6 +128,17 @@ _OTHER = {
         "    undo (docs/training.md).",
         before=None,
     ),
+    "head_input_parts": Param(
+        None,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=None\n"
+        '    With head_refit="ridge": the outputs also read the input itself, the means of this many consecutive\n'
+        "    parts of each channel (of each series' own length), through weights that the ridge refit sets beside\n"
+        "    the head's, the input's block weighed against the representation by leave-one-out on TRAIN (weight 0\n"
+        "    drops it). A linear path for sets whose signal lies in the input's shape (docs/training.md).",
+        before=None,
+    ),
     "max_epochs": Param(
         60,
         is_positive_int,
@@ -386,7 +397,7 @@ SUPERVISED = (
 #: ``EADCTRegressor``'s parameters: the supervised ones, its loss and its head refit.
 REGRESSOR = (
     SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
-    + ("loss", "head_refit")
+    + ("loss", "head_refit", "head_input_parts")
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.

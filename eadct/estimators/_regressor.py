@@ -42,6 +42,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         median and interquartile range / 1.349 (the standard deviation where that is 0).
     head_alpha_ : ndarray of shape (n_estimators, n_targets)
         With ``head_refit="ridge"`` (and the squared error): the strength leave-one-out chose per member and target.
+    head_input_weight_ : ndarray of shape (n_estimators,)
+        With ``head_input_parts``: the weight of the input's block that leave-one-out chose per member (0: none).
 {FITTED_DOC}
     Examples
     --------
@@ -72,7 +74,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         self
         """
         panel = self._start_supervised_fit(X, y)
-        check_refit(self.head_refit, self.head_hidden_size, type(self).__name__)
+        check_refit(self.head_refit, self.head_hidden_size, type(self).__name__, self.head_input_parts, self.loss)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)
         self._y_ndim = y.ndim
@@ -86,14 +88,23 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 f"{type(self).__name__}: y has values up to {np.abs(y2).max():.3g}, too large to standardise in "
                 "float64 (its mean or spread overflows); rescale y (for example to other units) before fitting."
             )
-        self.__dict__.pop("head_alpha_", None)  # a refit without the ridge leaves none from an earlier fit
+        for name in ("head_alpha_", "head_input_weight_"):  # a refit without the ridge leaves none from before
+            self.__dict__.pop(name, None)
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
         if self.head_refit == "ridge" and self.loss == "squared_error":  # every member's head, on all of TRAIN
-            self.head_alpha_ = np.stack([
-                refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64))
-                for net in self.networks_
-            ])  # fmt: skip
+            inputs = (lambda net: self._forward(X, "input_parts", [net])) if self.head_input_parts else None
+            refits = [refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64),
+                                        inputs and inputs(net)) for net in self.networks_]  # fmt: skip
+            self.head_alpha_ = np.stack([alphas for alphas, _ in refits])
+            if self.head_input_parts:
+                self.head_input_weight_ = np.array([weight for _, weight in refits])
         return self
+
+    def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
+        network = super()._build_network(n_channels, max_len, n_outputs, plan)
+        if getattr(self, "head_input_parts", None):  # the input's path (zero until the ridge refit)
+            network.add_input_path(self.head_input_parts, n_outputs)
+        return network
 
     def predict(self, X):
         """Predicted targets, shape (n_samples,) or (n_samples, n_targets) as y in fit."""

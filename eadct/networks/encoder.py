@@ -179,15 +179,21 @@ def _max(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
 def _segments(h: torch.Tensor, valid: torch.Tensor | None, n_segments: int) -> torch.Tensor:
     """Means over ``n_segments`` consecutive equal parts of each series' valid steps (relative to its own
     length, so unequal lengths work), after the mean over all of them: ``(B, (n_segments + 1) * d)``."""
+    return torch.cat([_mean(h, valid), part_means(h, valid, n_segments)], dim=1)
+
+
+def part_means(h: torch.Tensor, valid: torch.Tensor | None, n_parts: int) -> torch.Tensor:
+    """``(B, N, d)`` -> the means of ``n_parts`` consecutive equal parts of each series' valid steps, part by
+    part: ``(B, n_parts * d)``; step ``t`` of a series of length ``L`` falls in part ``t * n_parts // L``."""
     n = h.shape[1]
     lengths = valid.sum(dim=1) if valid is not None else torch.full((h.shape[0],), n, device=h.device)
     steps = torch.arange(n, device=h.device)
-    part = (steps.unsqueeze(0) * n_segments) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
-    weights = torch.nn.functional.one_hot(part.clamp_max(n_segments), n_segments + 1)[..., :n_segments]
+    part = (steps.unsqueeze(0) * n_parts) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
+    weights = torch.nn.functional.one_hot(part.clamp_max(n_parts), n_parts + 1)[..., :n_parts]
     weights = weights.to(h.dtype)  # (B, N, S); steps past the series' length fall in no segment
     counts = weights.sum(dim=1).clamp_min(1)  # (B, S); a series shorter than S leaves some empty
     parts = torch.einsum("bns,bnd->bsd", weights, h) / counts.unsqueeze(-1)
-    return torch.cat([_mean(h, valid), parts.reshape(h.shape[0], -1)], dim=1)
+    return parts.reshape(h.shape[0], -1)
 
 
 def pool_steps(

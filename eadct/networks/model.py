@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .encoder import N_SEGMENTS, pool_steps
+from .encoder import N_SEGMENTS, part_means, pool_steps
 from .heads import ReconstructionHead
 
 
@@ -55,8 +55,26 @@ class SeriesNetwork(nn.Module):
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
         return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments)
 
+    def add_input_path(self, n_parts: int, n_outputs: int) -> None:
+        """Let the outputs also read the input itself: ``input_parts`` (the means of ``n_parts`` consecutive
+        parts of each channel) times the buffer ``input_weight`` ``(n_outputs, n_parts * C)``, added to the task
+        head's outputs. The weight starts at zero (the outputs are the head's) and is not trained by gradient:
+        the regressor's ridge refit sets it (``head_input_parts``)."""
+        self.n_input_parts = n_parts
+        self.register_buffer(
+            "input_weight", torch.zeros(n_outputs, n_parts * self.reconstruction_head.linear.out_features)
+        )
+
+    def input_parts(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, N, C)`` -> the means of ``n_input_parts`` consecutive parts of each series' valid steps,
+        ``(B, n_input_parts * C)`` (part by part)."""
+        return part_means(x, valid, self.n_input_parts)
+
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> task outputs ``(B, n_out)``."""
         if self.task_head is None:
             raise RuntimeError("SeriesNetwork has no task head; set one before calling forward")
-        return self.task_head(self.represent(x, valid))
+        out = self.task_head(self.represent(x, valid))
+        if getattr(self, "input_weight", None) is not None:
+            out = out + self.input_parts(x, valid).to(out.dtype) @ self.input_weight.to(out.dtype).T
+        return out

@@ -34,6 +34,7 @@ REFERENCE_DEFAULTS = {
     "dropout": 0.1,
     "head_hidden_size": None,
     "head_refit": None,
+    "head_input_parts": None,
     "label_smoothing": 0.0,
     "lr": 0.001,
     "loss": "squared_error",
