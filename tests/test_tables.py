@@ -506,3 +506,17 @@ def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(
     assert len(reg["hyperparameters"]["head_alpha"]) == 1 and reg["hyperparameters"]["head_alpha"][0] in RIDGE_ALPHAS
     md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
     assert "head_alpha=[" in md
+
+
+def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
+    (tiny_setup / "cfg" / "tinyinput.toml").write_text(
+        '[table]\nname = "tinyinput"\ntitle = "Tiny input path"\ndatasets = ["TinyTabR"]\n\n'
+        '[models."With input"]\narchitecture = "transformer"\nparams = { head_input_parts = 4 }\n'
+    )
+    table = load_table(tiny_setup / "cfg" / "tinyinput.toml")
+    out = tmp_path / "results"
+    run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], log=lambda *a: None)
+    reg = json.loads(result_path(out, table, "With input", "TinyTabR", "tinydefaults", 0).read_text())
+    assert reg["hyperparameters"]["head_input_parts"] == 4 and len(reg["hyperparameters"]["head_input_weight"]) == 1
+    md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
+    assert "head_input_parts=4" in md and "head_input_weight=[" in md

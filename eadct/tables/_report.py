@@ -366,7 +366,13 @@ def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
 
 
 _SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
-                          "attention_kernel_size", "attention_downsample", "head_alpha")  # fmt: skip
+                          "attention_kernel_size", "attention_downsample", "head_alpha",
+                          "head_input_parts", "head_input_weight")  # fmt: skip
+
+
+def _off_input_path(name: str, value) -> bool:
+    """The regressor's input path when it is off (``head_input_parts=None``): not worth a word on each line."""
+    return name == "head_input_parts" and value is None
 
 
 def _hyperparameter_lines(results: dict) -> list[str]:
@@ -378,7 +384,7 @@ def _hyperparameter_lines(results: dict) -> list[str]:
     ]
     for (m, d), runs in results.items():
         h = runs[0]["hyperparameters"]
-        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h)
+        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h and not _off_input_path(k, h[k]))
         shown = shown or ", ".join(f"{k}={v}" for k, v in h.items())
         md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
     return md + [""]
