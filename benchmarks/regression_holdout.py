@@ -7,16 +7,12 @@ the screen's results (``--candidate``; the regressor's defaults are ``short-segm
 ridge refit ``short-segments``). The last column says whether the candidate is at or below MiniRocket on that
 hold-out. Nothing here opens a TEST file.
 
-Two more columns ask whether a linear path from the input itself would help (docs/accuracy.md, "Regression
-and Tecator"). "ridge on the input": ridge regression (leave-one-out strength, as the regressor's ridge head)
-on the input's piecewise means, ``INPUT_PARTS`` consecutive parts of each channel. With ``--shortcut`` the
-candidate is fitted again on the fitted part and its head refitted on its representation beside the input's
-piecewise means scaled by a factor chosen among ``SHORTCUT_SCALES`` by leave-one-out on the fitted part (0 is
-the representation alone): a head that also reads the input. That fits a network per set and seed (about ten
-minutes per seed on the 2-core CPU for the six sets).
+One more column asks how much a linear model reads from the input itself (docs/accuracy.md, "Regression and
+Tecator"): "ridge on the input", ridge regression (leave-one-out strength among the regressor's ``RIDGE_ALPHAS``)
+on the input's means over ``INPUT_PARTS`` consecutive parts of each channel, the features that
+``EADCTRegressor(head_input_parts=32)`` adds to its ridge head.
 
     python benchmarks/regression_holdout.py --data-dir ../shared/datasets/TSER --seeds 0 1
-    python benchmarks/regression_holdout.py --data-dir ../shared/datasets/TSER --seeds 0 --shortcut
 """
 
 from __future__ import annotations
@@ -27,12 +23,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-from screen_defaults import TSER, _load_train, candidate_estimator, inner_split, read_results
+from screen_defaults import TSER, _load_train, inner_split, read_results
 
 #: The input as the linear columns read it: the mean of each of this many consecutive parts of each channel.
 INPUT_PARTS = 32
-#: The weights of the input's block beside the representation that ``--shortcut`` chooses among.
-SHORTCUT_SCALES = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def _rmse(y, pred) -> float:
@@ -62,29 +56,15 @@ def _standardised(train: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, np.n
     return np.nan_to_num((train - mean) / scale), np.nan_to_num((test - mean) / scale)
 
 
-def ridge(train: np.ndarray, y_train, test: np.ndarray) -> tuple[float, np.ndarray]:
-    """Leave-one-out mean squared error (standardised targets) and test predictions of a ridge regression on
-    standardised features, its strength chosen among the regressor's ``RIDGE_ALPHAS``."""
+def ridge(train: np.ndarray, y_train, test: np.ndarray) -> np.ndarray:
+    """Test predictions of a ridge regression on standardised features, its strength chosen by leave-one-out
+    among the regressor's ``RIDGE_ALPHAS``."""
     from sklearn.linear_model import RidgeCV
 
     from eadct.estimators import RIDGE_ALPHAS
 
     train, test = _standardised(train, test)
-    location, spread = float(np.mean(y_train)), float(np.std(y_train)) or 1.0
-    model = RidgeCV(alphas=RIDGE_ALPHAS).fit(train, (np.asarray(y_train) - location) / spread)
-    return -float(model.best_score_), model.predict(test) * spread + location
-
-
-def shortcut(name: str, candidate: str, seed: int, X_fit, y_fit, X_held) -> tuple[np.ndarray, np.ndarray, float]:
-    """Hold-out predictions of ``candidate`` as it is, and with a head that reads its representation and the
-    input's parts, and the input's weight that leave-one-out on the fitted part chose."""
-    est = candidate_estimator(name, candidate, seed, classification=False).fit(X_fit, y_fit)
-    rep_fit, rep_held = _standardised(est.transform(X_fit), est.transform(X_held))
-    raw_fit, raw_held = _standardised(input_parts(X_fit), input_parts(X_held))
-    fits = [(ridge(np.hstack([rep_fit, g * raw_fit]), y_fit, np.hstack([rep_held, g * raw_held])), g)
-            for g in SHORTCUT_SCALES]  # fmt: skip
-    (_, predictions), scale = min(fits, key=lambda fit: fit[0][0])
-    return est.predict(X_held), predictions, scale
+    return RidgeCV(alphas=RIDGE_ALPHAS).fit(train, y_train).predict(test)
 
 
 def main(argv=None) -> None:
@@ -94,17 +74,15 @@ def main(argv=None) -> None:
     parser.add_argument("--data-dir", action="append", default=None)
     parser.add_argument("--candidate", default="short-segments-ridge")
     parser.add_argument("--results", default="results/screen/screen.jsonl")
-    parser.add_argument("--shortcut", action="store_true", help="fit the candidate and score its head with the input")
     args = parser.parse_args(argv)
     from eadct.tables import fit_minirocket, subset
 
     path = Path(args.results)
     rows = read_results(path) if path.exists() else []
     screened = {(r["dataset"], r["seed"]): r["score"] for r in rows if r["candidate"] == args.candidate}
-    extra = " with the input (weight) |" if args.shortcut else ""  # the shortcut's column
     print(f"| dataset | seed | hold-out | TRAIN mean | MiniRocket | ridge on the input | {args.candidate} |"
-          f" at or below MiniRocket |{extra}")  # fmt: skip
-    print("|---" * 8 + "|" + ("---|" if args.shortcut else ""))
+          " at or below MiniRocket |")  # fmt: skip
+    print("|---" * 8 + "|")
     at_or_below = compared = 0
     for name in args.datasets:
         loaded = _load_train(name, args.data_dir or ["../shared/datasets/TSER"])
@@ -118,20 +96,16 @@ def main(argv=None) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 minirocket = _rmse(y[held], fit_minirocket(data, seed)[0])
-            ours, with_input = screened.get((name, seed)), ""
-            if args.shortcut:  # the candidate fitted here: its own hold-out score where the screen has none
-                plain, predictions, scale = shortcut(name, args.candidate, seed, data.X_train, y[fit], data.X_test)
-                ours = _rmse(y[held], plain) if ours is None else ours
-                with_input = f" {_rmse(y[held], predictions):.4g} ({scale:g}) |"
+            ours = screened.get((name, seed))
             verdict = ""
             if ours is not None:
                 compared += 1
                 at_or_below += ours <= minirocket
                 verdict = "yes" if ours <= minirocket else "no"
-            on_input = _rmse(y[held], ridge(input_parts(data.X_train), y[fit], input_parts(data.X_test))[1])
+            on_input = _rmse(y[held], ridge(input_parts(data.X_train), y[fit], input_parts(data.X_test)))
             cells = [f"{_rmse(y[held], y[fit].mean()):.4g}", f"{minirocket:.4g}", f"{on_input:.4g}",
                      "" if ours is None else f"{ours:.4g}", verdict]  # fmt: skip
-            print(f"| {name} | {seed} | {len(held)} | " + " | ".join(cells) + " |" + with_input, flush=True)
+            print(f"| {name} | {seed} | {len(held)} | " + " | ".join(cells) + " |", flush=True)
     if compared:
         print(f"\n{args.candidate} at or below MiniRocket on {at_or_below} of {compared} (set, seed) hold-outs.")
 
