@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from eadct.tables import TableConfigError, available_tables, build_report, collect_results, load_table, run_table
 from eadct.tables._config import PROFILE_KEYS
@@ -270,10 +271,38 @@ def test_minirocket_row(tiny_setup, tmp_path):
         '[table]\nname = "mr"\ndatasets = ["TinyTabC", "TinyTabR"]\n[models.MiniRocket]\nkind = "minirocket"\n'
     )
     table = load_table(cfg)
-    counts = run_table(table, "tiny", tmp_path, data_dirs=[tiny_setup / "data"], seeds=[0], log=lambda *_: None)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as --threads 1 sets it
+    try:
+        counts = run_table(table, "tiny", tmp_path, data_dirs=[tiny_setup / "data"], seeds=[0], log=lambda *_: None)
+        assert torch.get_num_threads() == 1  # numba's OpenMP layer does not leave later fits more threads
+    finally:
+        torch.set_num_threads(threads)
     assert counts["run"] == 2
     clf = json.loads(result_path(tmp_path, table, "MiniRocket", "TinyTabC", "tiny", 0).read_text())
     assert clf["value"] >= 0.8 and clf["n_parameters"] > 0  # the classes differ by a mean shift
+    reg = json.loads(result_path(tmp_path, table, "MiniRocket", "TinyTabR", "tiny", 0).read_text())
+    assert reg["machine"]["torch_threads"] == 1
+
+
+def test_minirocket_leaves_torch_threads_as_it_found_them(monkeypatch):
+    """numba's OpenMP layer resets the OpenMP threads torch uses (measured: 1 -> 2 on the 2-core CPU); the
+    MiniRocket row puts them back, so the fits after it keep to --threads (the slow test above runs numba)."""
+    pytest.importorskip("numba")
+    from eadct.tables import _minirocket
+
+    def like_numba(data, seed):
+        torch.set_num_threads(2)
+        return "fitted"
+
+    monkeypatch.setattr(_minirocket, "_fit_minirocket", like_numba)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert _minirocket.fit_minirocket(None, 0) == "fitted"
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
 
 
 def test_sigkill_and_rerun_completes_without_repeating(tiny_setup, tmp_path):

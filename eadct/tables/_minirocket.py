@@ -30,9 +30,23 @@ def fit_minirocket(data: Data, seed: int):
     hyperparameters, device)``.
     """
     try:
-        import numba  # noqa: F401 - sktime's MiniRocket needs it and does not install it
+        import numba  # sktime's MiniRocket needs it and does not install it
     except ImportError:
         raise ImportError("MiniRocket needs numba: pip install 'eadct[bench]' (or pip install numba).") from None
+    import torch
+
+    # numba's OpenMP layer resets the process's OpenMP threads, which are torch's: without the restore, every
+    # fit after a MiniRocket unit in the same process ran with all cores, whatever --threads said. MiniRocket
+    # itself keeps to the same limit.
+    threads = torch.get_num_threads()
+    numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+    try:
+        return _fit_minirocket(data, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _fit_minirocket(data: Data, seed: int):
     from sklearn.linear_model import RidgeClassifierCV, RidgeCV
     from sklearn.preprocessing import StandardScaler
     from sktime.transformations.panel.rocket import MiniRocketMultivariate
