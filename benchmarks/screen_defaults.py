@@ -150,24 +150,18 @@ def inner_split(y, holdout: float, seed: int, classification: bool):
     return np.sort(np.array(fit)), np.sort(np.array(held))
 
 
-def candidate_estimator(name: str, candidate: str, seed: int, classification: bool):
-    """The unfitted estimator the screen fits for ``candidate`` on dataset ``name`` and ``seed``."""
-    from eadct import EADCTClassifier, EADCTRegressor
-
-    cls = EADCTClassifier if classification else EADCTRegressor
-    params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
-              **DATASET_PARAMS.get(name, {}), **CANDIDATES[candidate]}  # fmt: skip
-    return cls(**params)
-
-
 def _run_one(name, candidate, X, y, seed, holdout):
     import torch
 
+    from eadct import EADCTClassifier, EADCTRegressor
     from eadct.tables import score, subset
 
     classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
     fit_idx, held_idx = inner_split(np.asarray(y), holdout, seed, classification)
-    est = candidate_estimator(name, candidate, seed, classification)
+    cls = EADCTClassifier if classification else EADCTRegressor
+    params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
+              **DATASET_PARAMS.get(name, {}), **CANDIDATES[candidate]}  # fmt: skip
+    est = cls(**params)
     tic = time.perf_counter()
     est.fit(subset(X, fit_idx), np.asarray(y)[fit_idx])
     fit_s = time.perf_counter() - tic

@@ -92,9 +92,9 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
             self.__dict__.pop(name, None)
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
         if self.head_refit == "ridge" and self.loss == "squared_error":  # every member's head, on all of TRAIN
-            inputs = (lambda net: self._forward(X, "input_parts", [net])) if self.head_input_parts else None
             refits = [refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64),
-                                        inputs and inputs(net)) for net in self.networks_]  # fmt: skip
+                                        self._forward(X, "input_parts", [net]) if self.head_input_parts else None)
+                      for net in self.networks_]  # fmt: skip
             self.head_alpha_ = np.stack([alphas for alphas, _ in refits])
             if self.head_input_parts:
                 self.head_input_weight_ = np.array([weight for _, weight in refits])
