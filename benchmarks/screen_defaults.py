@@ -125,6 +125,9 @@ CANDIDATES = {
     "short-segments-ridge-val25": dict(SHORT, pooling="segments", head_refit="ridge", validation_fraction=0.25),
     # regression: the ridge head also reads the input's means over 32 parts of each channel (head_input_parts)
     "short-segments-ridge-input32": dict(SHORT, pooling="segments", head_refit="ridge", head_input_parts=32),
+    # regression: the classifier's training (every TRAIN series trains, the mean of the last 20 epochs' weights)
+    # under the ridge head, which then reads the averaged encoder's representation
+    "short-segments-ridge-swa20": dict(SWA20, head_refit="ridge"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
