@@ -128,6 +128,8 @@ CANDIDATES = {
     # regression: the classifier's training (every TRAIN series trains, the mean of the last 20 epochs' weights)
     # under the ridge head, which then reads the averaged encoder's representation
     "short-segments-ridge-swa20": dict(SWA20, head_refit="ridge"),
+    # the same in 40 fine-tuning epochs (averaging the last 20): the 60 took FloodModeling1 past 5 minutes
+    "short-segments-ridge-swa20-e40": dict(SWA20, head_refit="ridge", max_epochs=40),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
