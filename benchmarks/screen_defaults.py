@@ -130,6 +130,8 @@ CANDIDATES = {
     "short-segments-ridge-swa20": dict(SWA20, head_refit="ridge"),
     # the same in 40 fine-tuning epochs (averaging the last 20): the 60 took FloodModeling1 past 5 minutes
     "short-segments-ridge-swa20-e40": dict(SWA20, head_refit="ridge", max_epochs=40),
+    # or in 60 epochs of batches of 32 (half the optimizer steps of 16, so less time per epoch)
+    "short-segments-ridge-swa20-b32": dict(SWA20, head_refit="ridge", batch_size=32),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
