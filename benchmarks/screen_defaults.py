@@ -20,7 +20,6 @@ the mean RMSE relative to the first candidate over the regression sets, and the 
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -171,6 +170,7 @@ def _run_one(name, candidate, X, y, seed, holdout):
     import torch
 
     from eadct import EADCTClassifier, EADCTRegressor
+    from eadct.networks.config import auto_downsample
     from eadct.tables import score, subset
 
     classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
@@ -179,8 +179,8 @@ def _run_one(name, candidate, X, y, seed, holdout):
     params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
               **DATASET_PARAMS.get(name, {}), **CANDIDATES[candidate]}  # fmt: skip
     if "attention_tokens" in params:  # "auto"'s rule with another cap, on the longest series that trains
-        longest = max(np.shape(x)[-1] for x in subset(X, fit_idx)) if not isinstance(X, np.ndarray) else X.shape[-1]
-        params["attention_downsample"] = max(1, math.ceil(longest / params.pop("attention_tokens")))
+        longest = max(np.shape(x)[-1] for x in subset(X, fit_idx))
+        params["attention_downsample"] = auto_downsample(longest, params.pop("attention_tokens"))
     est = cls(**params)
     tic = time.perf_counter()
     est.fit(subset(X, fit_idx), np.asarray(y)[fit_idx])

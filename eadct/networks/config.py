@@ -38,9 +38,10 @@ def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, 
 AUTO_ATTENTION_TOKENS = 128
 
 
-def auto_downsample(length: int) -> int:
-    """The factor of ``attention_downsample="auto"`` for series of ``length`` steps: the one rule."""
-    return max(1, math.ceil(length / AUTO_ATTENTION_TOKENS))
+def auto_downsample(length: int, tokens: int = AUTO_ATTENTION_TOKENS) -> int:
+    """The factor of ``attention_downsample="auto"`` for series of ``length`` steps (the one rule): the
+    smallest that leaves attention at most ``tokens`` tokens."""
+    return max(1, math.ceil(length / tokens))
 
 
 @dataclass(frozen=True)
