@@ -131,6 +131,9 @@ CANDIDATES = {
     "short-segments-ridge-swa20-e40": dict(SWA20, head_refit="ridge", max_epochs=40),
     # or in 60 epochs of batches of 32 (half the optimizer steps of 16, so less time per epoch)
     "short-segments-ridge-swa20-b32": dict(SWA20, head_refit="ridge", batch_size=32),
+    # or with 5 pretraining epochs, or none (a pretraining epoch costs what a fine-tuning epoch costs)
+    "short-segments-ridge-swa20-pre5": dict(SWA20, head_refit="ridge", pretrain_epochs=5),
+    "short-segments-ridge-swa20-pre0": dict(SWA20, head_refit="ridge", pretrain_epochs=0),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
