@@ -134,6 +134,8 @@ CANDIDATES = {
     # or with 5 pretraining epochs, or none (a pretraining epoch costs what a fine-tuning epoch costs)
     "short-segments-ridge-swa20-pre5": dict(SWA20, head_refit="ridge", pretrain_epochs=5),
     "short-segments-ridge-swa20-pre0": dict(SWA20, head_refit="ridge", pretrain_epochs=0),
+    # or without dropout (a quarter of a CPU epoch)
+    "short-segments-ridge-swa20-drop0": dict(SWA20, head_refit="ridge", dropout=0.0),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
