@@ -3,8 +3,9 @@
 The TRAIN file only, split as the screen splits it (``screen_defaults.inner_split``: a third held out); each
 parameter set (a Python dict literal on top of the estimator's defaults) is fitted on the rest. One line per
 set: fit time, score on the series it trained on, score on the hold-out, fine-tuning epochs run and the best
-(or last) one. A training score close to the hold-out score, with the best epoch at the end of the run, says
-the model underfits.
+(or last) one, and the median seconds per pretraining and per fine-tuning epoch (what a setting costs, apart
+from how many epochs it runs). A training score close to the hold-out score, with the best epoch at the end of
+the run, says the model underfits.
 
     python benchmarks/fit_diagnostics.py Tecator "{}" "dict(dropout=0.0)" --data-dir ../shared/datasets/TSER
 """
@@ -53,7 +54,8 @@ def main(argv=None) -> None:
         f"{args.threads} thread(s)"
     )
     print(
-        "| params | fit s | train score | hold-out score | fine-tuning epochs | best epoch |\n|---|---|---|---|---|---|"
+        "| params | fit s | train score | hold-out score | fine-tuning epochs | best epoch | s per epoch (pretraining / "
+        "fine-tuning) |\n|---|---|---|---|---|---|---|"
     )
     for text in args.params:
         params = _params(text)
@@ -66,9 +68,16 @@ def main(argv=None) -> None:
         tuned = [r for r in est.history_ if r["stage"] == "finetune"]
         best = [r["epoch"] for r in tuned if r.get("best")]
         print(
-            f"| {params} | {fit_s:.0f} | {train:.4g} | {held:.4g} | {len(tuned)} | {best[-1] if best else '-'} |",
+            f"| {params} | {fit_s:.0f} | {train:.4g} | {held:.4g} | {len(tuned)} | {best[-1] if best else '-'} | "
+            f"{_epoch_seconds(est.history_, 'pretrain')} / {_epoch_seconds(est.history_, 'finetune')} |",
             flush=True,
         )
+
+
+def _epoch_seconds(history: list[dict], stage: str) -> str:
+    """The median seconds of the stage's epochs in a fit's ``history_``, or "-" when it ran none."""
+    times = [r["time_s"] for r in history if r["stage"] == stage and "time_s" in r]
+    return f"{np.median(times):.2f}" if times else "-"
 
 
 if __name__ == "__main__":

@@ -137,6 +137,8 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys, sibling
     assert "16 series fit, 8 held out" in out
     rows = [line for line in out.splitlines() if line.startswith("| {")]
     assert len(rows) == 2 and "'max_epochs': 2" in rows[0]
+    pretrain, finetune = (cell.strip() for cell in rows[0].split("|")[-2].split("/"))
+    assert pretrain == "-" and float(finetune) > 0  # no pretraining epoch ran; the fine-tuning ones are timed
 
 
 def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys, sibling_script):
