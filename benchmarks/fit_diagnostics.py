@@ -54,8 +54,8 @@ def main(argv=None) -> None:
         f"{args.threads} thread(s)"
     )
     print(
-        "| params | fit s | train score | hold-out score | fine-tuning epochs | best epoch | s per epoch (pretraining / "
-        "fine-tuning) |\n|---|---|---|---|---|---|---|"
+        "| params | fit s | train score | hold-out score | fine-tuning epochs | best epoch "
+        "| s per epoch (pretraining / fine-tuning) |\n|---|---|---|---|---|---|---|"
     )
     for text in args.params:
         params = _params(text)
