@@ -136,6 +136,8 @@ CANDIDATES = {
     "short-segments-ridge-swa20-pre0": dict(SWA20, head_refit="ridge", pretrain_epochs=0),
     # or without dropout (a quarter of a CPU epoch)
     "short-segments-ridge-swa20-drop0": dict(SWA20, head_refit="ridge", dropout=0.0),
+    # or with attention over at most 64 tokens ("auto"'s rule with another cap; the conv branch keeps every step)
+    "short-segments-ridge-swa20-tok64": dict(SWA20, head_refit="ridge", attention_tokens=64),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
