@@ -134,7 +134,7 @@ CANDIDATES = {
     # or with 5 pretraining epochs, or none (a pretraining epoch costs what a fine-tuning epoch costs)
     "short-segments-ridge-swa20-pre5": dict(SWA20, head_refit="ridge", pretrain_epochs=5),
     "short-segments-ridge-swa20-pre0": dict(SWA20, head_refit="ridge", pretrain_epochs=0),
-    # or without dropout (a quarter of a CPU epoch)
+    # or without dropout (a quarter to a third of a CPU epoch)
     "short-segments-ridge-swa20-drop0": dict(SWA20, head_refit="ridge", dropout=0.0),
     # or with attention over at most 64 tokens ("auto"'s rule with another cap; the conv branch keeps every step)
     "short-segments-ridge-swa20-tok64": dict(SWA20, head_refit="ridge", attention_tokens=64),
