@@ -40,6 +40,8 @@ SWA20 = dict(SHORT, pooling="segments", average_epochs=20, validation_fraction=0
 SWA20_B8 = dict(SWA20, batch_size=8)
 #: The classifier's defaults since 8 segments became one.
 SWA20_B8_SEG8 = dict(SWA20_B8, n_segments=8)
+#: The classifier's training (SWA20) under the regressor's ridge head: the base of the regressor's averaging rows.
+SWA20_RIDGE = dict(SWA20, head_refit="ridge")
 CANDIDATES = {
     "paper": PAPER,
     "short": SHORT,
@@ -126,18 +128,18 @@ CANDIDATES = {
     "short-segments-ridge-input32": dict(SHORT, pooling="segments", head_refit="ridge", head_input_parts=32),
     # regression: the classifier's training (every TRAIN series trains, the mean of the last 20 epochs' weights)
     # under the ridge head, which then reads the averaged encoder's representation
-    "short-segments-ridge-swa20": dict(SWA20, head_refit="ridge"),
+    "short-segments-ridge-swa20": SWA20_RIDGE,
     # the same in 40 fine-tuning epochs (averaging the last 20): the 60 took FloodModeling1 past 5 minutes
-    "short-segments-ridge-swa20-e40": dict(SWA20, head_refit="ridge", max_epochs=40),
+    "short-segments-ridge-swa20-e40": dict(SWA20_RIDGE, max_epochs=40),
     # or in 60 epochs of batches of 32 (half the optimizer steps of 16, so less time per epoch)
-    "short-segments-ridge-swa20-b32": dict(SWA20, head_refit="ridge", batch_size=32),
+    "short-segments-ridge-swa20-b32": dict(SWA20_RIDGE, batch_size=32),
     # or with 5 pretraining epochs, or none (a pretraining epoch costs what a fine-tuning epoch costs)
-    "short-segments-ridge-swa20-pre5": dict(SWA20, head_refit="ridge", pretrain_epochs=5),
-    "short-segments-ridge-swa20-pre0": dict(SWA20, head_refit="ridge", pretrain_epochs=0),
+    "short-segments-ridge-swa20-pre5": dict(SWA20_RIDGE, pretrain_epochs=5),
+    "short-segments-ridge-swa20-pre0": dict(SWA20_RIDGE, pretrain_epochs=0),
     # or without dropout (a quarter to a third of a CPU epoch)
-    "short-segments-ridge-swa20-drop0": dict(SWA20, head_refit="ridge", dropout=0.0),
+    "short-segments-ridge-swa20-drop0": dict(SWA20_RIDGE, dropout=0.0),
     # or with attention over at most 64 tokens ("auto"'s rule with another cap; the conv branch keeps every step)
-    "short-segments-ridge-swa20-tok64": dict(SWA20, head_refit="ridge", attention_tokens=64),
+    "short-segments-ridge-swa20-tok64": dict(SWA20_RIDGE, attention_tokens=64),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
