@@ -103,6 +103,9 @@ CANDIDATES = {
     # screen-only key turned into the attention_downsample that "auto" would give with that cap): of the screen's
     # sets UWaveGestureLibrary pools pairs of steps instead of triples, Handwriting no longer pools
     "short-segments-all-swa20-b8-seg8-tok160": dict(SWA20_B8_SEG8, attention_tokens=160),
+    # the classifier's defaults with each channel's first differences beside its values in the input stem
+    # (input_differences, new option: the local slope, which MiniRocket's kernels read and the stem does not)
+    "short-segments-all-swa20-b8-seg8-diff": dict(SWA20_B8_SEG8, input_differences=True),
     # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
     "short-segments-wd": dict(
         SHORT,
@@ -140,6 +143,9 @@ CANDIDATES = {
     "short-segments-ridge-swa20-drop0": dict(SWA20_RIDGE, dropout=0.0),
     # or with attention over at most 64 tokens ("auto"'s rule with another cap; the conv branch keeps every step)
     "short-segments-ridge-swa20-tok64": dict(SWA20_RIDGE, attention_tokens=64),
+    # regression: the regressor's defaults with first differences in the input stem (Tecator's spectra: the
+    # derivative is the chemometrics habit)
+    "short-segments-ridge-diff": dict(SHORT, pooling="segments", head_refit="ridge", input_differences=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

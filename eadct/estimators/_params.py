@@ -360,6 +360,7 @@ SUPERVISED = (
     "n_blocks",
     "attention_kernel_size",
     "conv_kernel_size",
+    "input_differences",
     "d_ff",
     "dropout",
     "norm",

@@ -28,6 +28,11 @@ def is_switch_or_auto(v) -> bool:
     return isinstance(v, bool) or numpy_bool or (isinstance(v, str) and v == "auto")
 
 
+def is_switch(v) -> bool:
+    """True or False (numpy's bools too: they come from parameter grids)."""
+    return is_switch_or_auto(v) and not isinstance(v, str)
+
+
 def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, exposed: bool = True):
     """A hyperparameter field: its default, its check (``what`` it must be, for the error) and its
     numpydoc text (first line the type, then the description). ``exposed`` ones are estimator parameters."""
@@ -106,6 +111,15 @@ class EncoderConfig:
         "int, default=3\n"
         "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
         "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
+    )
+    input_differences: bool = setting(
+        False,
+        is_switch,
+        "True or False",
+        "bool, default=False\n"
+        "    The input stem also reads each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first\n"
+        "    step), scaled to unit standard deviation over the training series: the local slope beside the\n"
+        "    level, which the series' standardisation leaves small on smooth channels (docs/model.md).",
     )
     d_ff: int = setting(
         256, is_positive_int, "a positive int", "int, default=256\n    Hidden width of the feed-forward network."

@@ -23,11 +23,18 @@ class InputEmbedding(nn.Module):
         on those positions, and the last learned position is the closest it knows.
     dropout : float
         Dropout after the sum.
+    differences : bool
+        Also project each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first step), each
+        multiplied by the buffer ``difference_scale`` ``(C,)`` (1 until :meth:`fit_difference_scale` sets it
+        from training data): the projection then reads ``2 C`` values per step.
     """
 
-    def __init__(self, n_channels: int, d_model: int, max_len: int, dropout: float = 0.1):
+    def __init__(self, n_channels: int, d_model: int, max_len: int, dropout: float = 0.1, differences: bool = False):
         super().__init__()
-        self.projection = nn.Linear(n_channels, d_model)
+        self.differences = bool(differences)
+        self.projection = nn.Linear(2 * n_channels if self.differences else n_channels, d_model)
+        if self.differences:
+            self.register_buffer("difference_scale", torch.ones(n_channels))
         self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
         self.scale = math.sqrt(d_model)
         self.dropout = nn.Dropout(dropout)
@@ -40,10 +47,34 @@ class InputEmbedding(nn.Module):
         extra = self.position[-1:].expand(n_steps - max_len, -1)
         return torch.cat([self.position, extra], dim=0)
 
+    @staticmethod
+    def first_differences(x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """``x_t - x_{t-1}`` of ``(B, N, C)`` steps: 0 at the first step and at padded steps."""
+        d = torch.cat([torch.zeros_like(x[:, :1]), x[:, 1:] - x[:, :-1]], dim=1)
+        return d if valid is None else d * valid.unsqueeze(-1)
+
+    @torch.no_grad()
+    def fit_difference_scale(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> None:
+        """Set ``difference_scale`` to 1 / the standard deviation of each channel's first differences over
+        the real steps of ``x`` ``(B, N, C)`` (series standardised as the network will see them), so that the
+        differences enter the projection on the scale of the values (a constant channel keeps 1)."""
+        if valid is not None:
+            x = x * valid.unsqueeze(-1)
+        real = torch.ones_like(x[..., 0], dtype=torch.bool) if valid is None else valid
+        pairs = (real[:, 1:] & real[:, :-1]).unsqueeze(-1)  # steps with a real predecessor
+        d = (x[:, 1:] - x[:, :-1]).double() * pairs
+        count = pairs.sum(dim=(0, 1)).clamp_min(1).double()
+        mean = d.sum(dim=(0, 1)) / count
+        std = ((d - mean) ** 2 * pairs).sum(dim=(0, 1)).div(count).sqrt()
+        scale = torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std))
+        self.difference_scale.copy_(scale.to(self.difference_scale.dtype))
+
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
         if valid is not None:
             x = x * valid.unsqueeze(-1)  # padded steps carry no signal
+        if self.differences:
+            x = torch.cat([x, self.first_differences(x, valid) * self.difference_scale.to(x.dtype)], dim=-1)
         h = self.projection(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)
         if valid is not None:

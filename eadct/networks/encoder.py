@@ -98,7 +98,9 @@ class EADCTEncoder(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.config = config
-        self.embedding = InputEmbedding(config.n_channels, config.d_model, config.max_len, config.dropout)
+        self.embedding = InputEmbedding(
+            config.n_channels, config.d_model, config.max_len, config.dropout, config.input_differences
+        )
         self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 
     @property
