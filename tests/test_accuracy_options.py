@@ -334,3 +334,56 @@ def test_conv_kernel_size_sets_the_dilated_convolutions_and_old_models_load_with
     assert old.conv_kernel_size == 3
     with pytest.raises(ValueError, match="conv_kernel_size must be a positive int"):
         EADCTClassifier(conv_kernel_size=0).fit(X, y)
+
+
+def test_input_differences_embedding_reads_scaled_first_differences():
+    from eadct.networks import InputEmbedding
+
+    torch.manual_seed(0)
+    emb = InputEmbedding(2, 8, 10, dropout=0.0, differences=True).eval()
+    assert emb.projection.in_features == 4 and torch.equal(emb.difference_scale, torch.ones(2))
+    x = torch.randn(3, 10, 2)
+    valid = torch.arange(10)[None, :] < torch.tensor([[10], [6], [1]])
+    d = InputEmbedding.first_differences(x * valid.unsqueeze(-1), valid)
+    assert torch.equal(d[:, 0], torch.zeros(3, 2)) and torch.equal(d[1, 6:], torch.zeros(4, 2))
+    torch.testing.assert_close(d[0, 1:], x[0, 1:] - x[0, :-1])
+    # the scale: 1 / std of the differences between real neighbouring steps, here of series 0 and 1
+    emb.fit_difference_scale(x, valid)
+    pairs = torch.cat([x[0, 1:] - x[0, :-1], x[1, 1:6] - x[1, :5]])
+    torch.testing.assert_close(emb.difference_scale, 1 / pairs.double().std(dim=0, unbiased=False).float())
+    emb.fit_difference_scale(torch.ones(2, 5, 2))  # constant channels keep 1
+    assert torch.equal(emb.difference_scale, torch.ones(2))
+    # a series embeds the same alone and padded in a batch
+    emb.fit_difference_scale(x, valid)
+    torch.testing.assert_close(emb(x, valid)[1, :6], emb(x[1:2, :6])[0])
+    # the value at a step reaches the output only there and at the next step (its difference to it)
+    changed = x.clone()
+    changed[0, 4] += 1.0
+    moved = (emb(changed) - emb(x)).abs().sum(dim=-1)[0] > 0
+    assert moved.nonzero().flatten().tolist() == [4, 5]
+
+
+def test_input_differences_fit_sets_the_scale_on_train_only_and_round_trips():
+    X, y = make_panel(n=16)
+    clf = EADCTClassifier(**FAST, input_differences=True).fit(X, y)
+    emb = clf.network_.encoder.embedding
+    assert emb.projection.in_features == 2 * X.shape[1]
+    # the scale comes from the standardised TRAIN series the fit saw
+    z = (np.asarray(X, dtype=np.float64) - clf.channel_mean_[None, :, None]) / clf.channel_std_[None, :, None]
+    expected = 1 / np.diff(z, axis=2).transpose(1, 0, 2).reshape(X.shape[1], -1).std(axis=1)
+    np.testing.assert_allclose(emb.difference_scale.numpy(), expected, rtol=1e-4)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
+    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "input_differences")
+    assert old.input_differences is False and not old.network_.encoder.embedding.differences
+    with pytest.raises(ValueError, match="input_differences must be True or False"):
+        EADCTClassifier(input_differences="yes").fit(X, y)
+    EADCTClassifier(**FAST, input_differences=np.True_).fit(X, y)  # a parameter grid's numpy bool
+
+
+def test_input_differences_regressor_fits_unequal_lengths():
+    X, _, target = make_unequal(lengths=(3, 15))
+    reg = EADCTRegressor(**FAST, input_differences=True).fit(X, target)
+    assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
+    np.testing.assert_array_equal(clone(reg).fit(X, target).predict(X), reg.predict(X))

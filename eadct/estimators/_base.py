@@ -213,9 +213,6 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             config = self._encoder_config(self.n_channels_, self.n_timepoints_)
             plan = self._plan_memory(config, len(train), device)
             network = self._build_network(self.n_channels_, self.n_timepoints_, n_outputs, plan).to(device)
-            embedding = getattr(getattr(network, "encoder", None), "embedding", None)
-            if getattr(embedding, "differences", False):  # input_differences: their scale from the fit's series
-                embedding.fit_difference_scale(*pre_train.batch(torch.arange(len(pre_train)))[:2])
             batch_size = plan.get("batch_size", self.batch_size)
             used = self._memory_args(
                 self._encoder_config(self.n_channels_, self.n_timepoints_, plan), len(train), device

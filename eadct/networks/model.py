@@ -55,6 +55,14 @@ class SeriesNetwork(nn.Module):
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
         return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments)
 
+    def fit_input_scales(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> None:
+        """Set what the input stem scales from the fit's standardised series ``x`` ``(B, N, C)``: the
+        differences' scale of ``input_differences`` (:meth:`InputEmbedding.fit_difference_scale`); no-op
+        for a stem without one (other architectures)."""
+        embedding = getattr(self.encoder, "embedding", None)
+        if getattr(embedding, "differences", False):
+            embedding.fit_difference_scale(x, valid)
+
     def add_input_path(self, n_parts: int, n_outputs: int) -> None:
         """Let the outputs also read the input itself: ``input_parts`` (the means of ``n_parts`` consecutive
         parts of each channel) times the buffer ``input_weight`` ``(n_outputs, n_parts * C)``, added to the task

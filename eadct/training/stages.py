@@ -182,8 +182,12 @@ def train_two_stage(
     (representation learning). A finished stage in the checkpoint is not run again; a
     stage interrupted mid-way continues from its last finished epoch with the saved
     optimizer and random states, so the result equals an uninterrupted run's. ``loss``: the
-    regression loss of fine-tuning (:func:`finetune`).
+    regression loss of fine-tuning (:func:`finetune`). Before any stage the network's input stem takes its
+    scales from the pretraining series (``fit_input_scales``; a checkpoint's weights then replace them with
+    the same values).
     """
+    if hasattr(network, "fit_input_scales"):
+        network.fit_input_scales(*pretrain_data[0].batch(torch.arange(len(pretrain_data[0])))[:2])
     state = checkpointer.load() if checkpointer is not None else None
     stage = state["stage"] if state else None
     done = bool(state and state.get("stage_done"))
