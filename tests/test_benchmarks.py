@@ -141,6 +141,28 @@ def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys, sibling
     assert pretrain == "-" and float(finetune) > 0  # no pretraining epoch ran; the fine-tuning ones are timed
 
 
+def test_step_dropout_cost_swaps_every_step_dropout_and_back(capsys, sibling_script):
+    """benchmarks/step_dropout_cost.py times both variants and leaves the network's dropouts as it found them."""
+    import torch
+    from torch import nn
+
+    bench = sibling_script("step_dropout_cost.py")
+    network = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.1), nn.Sequential(nn.Dropout(0.2)))
+    bench._swap(network, True)
+    assert not any(type(m) is nn.Dropout for m in network.modules())
+    x = torch.ones(64, 3)
+    network.eval()
+    torch.testing.assert_close(network(x), network[0](x))  # no dropout in eval mode
+    network.train()
+    kept = (network[1](x) != 0).float().mean()
+    assert 0.8 < kept < 1.0  # about 1 - p kept
+    bench._swap(network, False)
+    assert [m.p for m in network.modules() if type(m) is nn.Dropout] == [0.1, 0.2]
+    bench.main(["--length", "12", "--batch", "4", "--steps", "1", "--repeats", "1", "--threads", "1"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("| nn.", "| map"))]
+    assert len(rows) == 2 and rows[0].endswith("| 1.00 |") and float(rows[1].split("|")[2]) > 0
+
+
 def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys, sibling_script):
     """benchmarks/regression_holdout.py scores baselines on the screen's hold-outs of TRAIN, never TEST."""
     import json
