@@ -35,6 +35,7 @@ REFERENCE_DEFAULTS = {
     "head_hidden_size": None,
     "head_refit": None,
     "head_input_parts": None,
+    "input_differences": False,
     "label_smoothing": 0.0,
     "lr": 0.001,
     "loss": "squared_error",
