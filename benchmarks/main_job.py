@@ -42,7 +42,13 @@ def main(argv=None) -> None:
         help="estimator parameter (JSON value), e.g. --param d_model=128",
     )
     args = parser.parse_args(argv)
-    params = {k: json.loads(v) for k, v in (p.split("=", 1) for p in args.param)}
+    params = {}
+    for p in args.param:
+        name, _, value = p.partition("=")
+        try:
+            params[name] = json.loads(value)
+        except json.JSONDecodeError:
+            parser.error(f'--param {p}: the value must be JSON (true, 0.5, "segments", null): --param {name}=true')
     tag = "_".join(f"{k}-{v}" for k, v in sorted(params.items()))
     out = Path(args.out or f"results/main_job_{args.dataset}{'_' + tag if tag else ''}.jsonl")
     out.parent.mkdir(parents=True, exist_ok=True)

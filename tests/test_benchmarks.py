@@ -239,3 +239,11 @@ def test_screen_attention_tokens_is_auto_with_another_cap(screen, monkeypatch):
     row = screen._run_one("Toy", "tiny-tokens", X, y, 0, 1 / 3)
     assert seen["attention_downsample"] == 3 and "attention_tokens" not in seen
     assert row["params"]["attention_tokens"] == 5
+
+
+def test_main_job_names_a_parameter_value_that_is_not_json(capsys, sibling_script):
+    """benchmarks/main_job.py --param takes JSON values; a Python literal gets an error naming the fix."""
+    main_job = sibling_script("main_job.py")
+    with pytest.raises(SystemExit):
+        main_job.main(["--param", "input_differences=True", "--seeds", "0"])
+    assert "--param input_differences=true" in capsys.readouterr().err
