@@ -55,13 +55,14 @@ class SeriesNetwork(nn.Module):
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
         return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments)
 
-    def fit_input_scales(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> None:
-        """Set what the input stem scales from the fit's standardised series ``x`` ``(B, N, C)``: the
-        differences' scale of ``input_differences`` (:meth:`InputEmbedding.fit_difference_scale`); no-op
-        for a stem without one (other architectures)."""
+    def fit_input_scales(self, values: torch.Tensor, lengths: torch.Tensor) -> None:
+        """Set what the input stem scales from the fit's standardised series, ``values`` ``(B, N, C)`` padded
+        after each series' ``lengths``: the differences' scale of ``input_differences``
+        (:meth:`InputEmbedding.fit_difference_scale`). A no-op, without any copy, for a stem without one."""
         embedding = getattr(self.encoder, "embedding", None)
         if getattr(embedding, "differences", False):
-            embedding.fit_difference_scale(x, valid)
+            valid = torch.arange(values.shape[1], device=values.device)[None, :] < lengths.to(values.device)[:, None]
+            embedding.fit_difference_scale(values, valid)
 
     def add_input_path(self, n_parts: int, n_outputs: int) -> None:
         """Let the outputs also read the input itself: ``input_parts`` (the means of ``n_parts`` consecutive

@@ -187,7 +187,7 @@ def train_two_stage(
     the same values).
     """
     if hasattr(network, "fit_input_scales"):
-        network.fit_input_scales(*pretrain_data[0].batch(torch.arange(len(pretrain_data[0])))[:2])
+        network.fit_input_scales(pretrain_data[0].values, pretrain_data[0].lengths)
     state = checkpointer.load() if checkpointer is not None else None
     stage = state["stage"] if state else None
     done = bool(state and state.get("stage_done"))
