@@ -58,8 +58,6 @@ class InputEmbedding(nn.Module):
         """Set ``difference_scale`` to 1 / the standard deviation of each channel's first differences over
         the real steps of ``x`` ``(B, N, C)`` (series standardised as the network will see them), so that the
         differences enter the projection on the scale of the values (a constant channel keeps 1)."""
-        if valid is not None:
-            x = x * valid.unsqueeze(-1)
         real = torch.ones_like(x[..., 0], dtype=torch.bool) if valid is None else valid
         pairs = (real[:, 1:] & real[:, :-1]).unsqueeze(-1)  # steps with a real predecessor
         d = (x[:, 1:] - x[:, :-1]).double() * pairs
