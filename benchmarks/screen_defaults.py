@@ -143,6 +143,9 @@ CANDIDATES = {
     "short-segments-ridge-swa20-drop0": dict(SWA20_RIDGE, dropout=0.0),
     # or with attention over at most 64 tokens ("auto"'s rule with another cap; the conv branch keeps every step)
     "short-segments-ridge-swa20-tok64": dict(SWA20_RIDGE, attention_tokens=64),
+    # the regressor's defaults with an exponential moving average of the weights (0.9 per epoch) that the
+    # validation split's early stop reads and keeps: weight averaging without running every epoch
+    "short-segments-ridge-ema90": dict(SHORT, pooling="segments", head_refit="ridge", average_decay=0.9),
     # regression: the regressor's defaults with first differences in the input stem (Tecator's spectra: the
     # derivative is the chemometrics habit)
     "short-segments-ridge-diff": dict(SHORT, pooling="segments", head_refit="ridge", input_differences=True),

@@ -387,3 +387,77 @@ def test_input_differences_regressor_fits_unequal_lengths():
     reg = EADCTRegressor(**FAST, input_differences=True).fit(X, target)
     assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
     np.testing.assert_array_equal(clone(reg).fit(X, target).predict(X), reg.predict(X))
+
+
+def test_average_decay_keeps_the_moving_average_of_the_best_epoch(monkeypatch):
+    """Each epoch's key is computed with the moving average of the weights, which the best epoch keeps;
+    early stopping still applies; clone, pickle and the check of the two averagings together."""
+    from eadct.training import loop
+
+    X, y = make_panel(n=20)
+    trained, evaluated = [], []
+    original_update, original_add = loop._Progress.update, loop._Progress.add_to_moving_average
+
+    def add(self, network, decay):
+        trained.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+        return original_add(self, network, decay)
+
+    def update(self, key, network, epoch):
+        evaluated.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+        return original_update(self, key, network, epoch)
+
+    monkeypatch.setattr(loop._Progress, "add_to_moving_average", add)
+    monkeypatch.setattr(loop._Progress, "update", update)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "average_decay": 0.5, "average_epochs": None,
+              "validation_fraction": 0.25}  # fmt: skip
+    clf = EADCTClassifier(**params).fit(X, y)
+    monkeypatch.undo()
+    records = [r for r in clf.history_ if r["stage"] == "finetune"]
+    assert len(trained) == len(evaluated) == len(records)
+    for key in trained[0]:
+        if not trained[0][key].is_floating_point():
+            continue
+        moving = trained[0][key].double()
+        for epoch, state in enumerate(trained):
+            moving = moving if epoch == 0 else 0.5 * moving + 0.5 * state[key].double()
+            torch.testing.assert_close(evaluated[epoch][key], moving.to(state[key].dtype))
+    best = max(i for i, r in enumerate(records) if r["best"])
+    for key, value in clf.network_.state_dict().items():
+        torch.testing.assert_close(value, evaluated[best][key])
+    assert not torch.equal(trained[-1]["task_head.linear.weight"], evaluated[-1]["task_head.linear.weight"])
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    # patience 2: the stop two epochs after the last better averaged key (a high rate, so that one comes)
+    stopped = EADCTRegressor(**{**FAST, "max_epochs": 30, "average_decay": 0.9, "n_iter_no_change": 2, "lr": 0.03,
+                                "validation_fraction": 0.25}).fit(X, np.arange(20.0))  # fmt: skip
+    records = [r for r in stopped.history_ if r["stage"] == "finetune"]
+    assert len(records) < 30 and len(records) == max(i for i, r in enumerate(records) if r["best"]) + 3
+    with pytest.raises(ValueError, match="average_decay must be None or a number in"):
+        EADCTClassifier(**{**FAST, "average_decay": 1.0, "average_epochs": None}).fit(X, y)
+    with pytest.raises(ValueError, match="two ways of averaging weights"):
+        EADCTClassifier(**{**FAST, "average_decay": 0.9}).fit(X, y)  # the classifier averages 20 epochs
+
+
+def test_average_decay_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
+    from eadct.training import loop
+
+    X, y = make_panel(n=20)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_decay": 0.7, "random_state": 0,
+              "validation_fraction": 0.25}  # fmt: skip
+    whole = EADCTRegressor(**params).fit(X, np.arange(20.0)).predict(X)
+    path = tmp_path / "fit.pt"
+    calls, original = [], loop._train_epoch
+
+    def dying(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(loop, "_train_epoch", dying)
+    with pytest.raises(KeyboardInterrupt):
+        EADCTRegressor(**params, checkpoint_path=str(path)).fit(X, np.arange(20.0))
+    monkeypatch.undo()
+    resumed = EADCTRegressor(**params, checkpoint_path=str(path)).fit(X, np.arange(20.0)).predict(X)
+    np.testing.assert_array_equal(resumed, whole)

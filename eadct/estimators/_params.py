@@ -217,6 +217,18 @@ _OTHER = {
         "    the training series (``torch.optim.swa_utils.update_bn``'s way; docs/training.md).",
         before="mean",
     ),
+    "average_decay": Param(
+        None,
+        _none_or(_number(0, 1)),
+        "None or a number in (0, 1)",
+        "float or None, default=None\n"
+        "    Fine-tuning keeps an exponential moving average of the weights (and BatchNorm statistics), updated\n"
+        "    after every epoch with this weight on the average so far (0.9: about the last 10 epochs); the best\n"
+        "    epoch on the ``validation_fraction`` split is chosen, and early stopping decided, with the averaged\n"
+        "    weights, which are what is kept. Weight averaging that keeps the early stop, unlike\n"
+        "    ``average_epochs`` (not together with it; docs/training.md).",
+        before=None,
+    ),
     "augmentation": Param(
         0.0,
         _number(0, low_open=False),
@@ -380,6 +392,7 @@ SUPERVISED = (
     "n_iter_no_change",
     "average_epochs",
     "average_batch_norm",
+    "average_decay",
     "augmentation",
     "window_slicing",
     "n_estimators",
@@ -413,7 +426,8 @@ CLASSIFIER = (
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: the classifier's label smoothing).
-FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "augmentation", "window_slicing", "label_smoothing")
+FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
+                    "label_smoothing")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
@@ -436,5 +450,10 @@ def check_params(params: dict, owner: str) -> None:
         spec = PARAMS.get(name)
         if name not in ENCODER_PARAMS and spec is not None and spec.check is not None and not spec.check(value):
             problems.append(f"{name} must be {spec.what}, got {value!r}")
+    if params.get("average_epochs") and params.get("average_decay"):
+        problems.append(
+            f"average_epochs={params['average_epochs']} and average_decay={params['average_decay']} are two ways "
+            "of averaging weights; set one of them to None"
+        )
     if problems:
         raise ValueError(f"Invalid parameters for {owner}: " + "; ".join(problems) + ".")

@@ -24,6 +24,7 @@ REFERENCE_DEFAULTS = {
     "attention_ratio": 0.25,
     "augmentation": 0.0,
     "average_batch_norm": "mean",
+    "average_decay": None,
     "average_epochs": None,
     "batch_size": 16,
     "beta": 0.3,

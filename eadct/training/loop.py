@@ -53,6 +53,12 @@ class StageSettings:
         Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
         ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
         (``n_iter_no_change`` is not applied): stochastic weight averaging over the tail of the run.
+    average_decay : float or None
+        Keep an exponential moving average of the weights (and of the floating-point buffers: BatchNorm
+        statistics), updated after every epoch with this weight on the average so far (the first epoch starts
+        it; 0.9 weighs about the last 10 epochs). Every epoch's selection key is then computed with the averaged
+        weights, which are what the best epoch keeps; early stopping (``n_iter_no_change``) still applies. Not
+        together with ``average_epochs``.
     average_batch_norm : {"mean", "recompute"}
         With ``average_epochs``: the BatchNorm statistics of the averaged weights are the mean of the
         epochs' running statistics (``"mean"``), or measured again for those weights in one pass over the
@@ -84,6 +90,7 @@ class StageSettings:
     before_epoch: Callable[[], None] | None = None
     average_epochs: int | None = None
     average_batch_norm: str = "mean"
+    average_decay: float | None = None
     augmentation: float = 0.0
     window_slicing: float = 0.0
     label_smoothing: float = 0.0
@@ -162,12 +169,19 @@ def run_stage(
             break
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
         key = (record["train_loss"],)
+        trained = None
+        if settings.average_decay:  # the moving average is what is evaluated and kept; training goes on after
+            progress.add_to_moving_average(network, settings.average_decay)
+            trained = _snapshot(network)
+            network.load_state_dict(progress.moving_average(network))
         if valid is not None and len(valid) and evaluate is not None:
             network.eval()
             with torch.no_grad(), autocast(train.values.device, settings.autocast_dtype):
                 metrics, key = evaluate(network, valid)
             record.update(metrics)
         record["best"] = progress.update(key, network, epoch + 1)
+        if trained is not None:
+            network.load_state_dict(trained)
         if settings.average_epochs and epoch >= first_averaged:
             progress.add_to_average(network)
         record["time_s"] = time.perf_counter() - tic
@@ -239,7 +253,7 @@ def _resume(resume: dict, network, optimizer, generator, history: list[dict]) ->
     history[:] = resume["history"]
     set_rng_state(generator, resume["rng"])
     return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"],
-                     resume.get("average_sum"), resume.get("averaged", 0))  # fmt: skip
+                     resume.get("average_sum"), resume.get("averaged", 0), resume.get("moving_sum"))  # fmt: skip
 
 
 def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
@@ -273,6 +287,7 @@ class _Progress:
     epoch: int = 0
     average_sum: dict | None = None
     averaged: int = 0
+    moving_sum: dict | None = None
 
     def update(self, key: tuple, network: nn.Module, epoch: int) -> bool:
         """Record an epoch's selection key; returns whether it is the best so far."""
@@ -295,6 +310,22 @@ class _Progress:
                 self.average_sum[k] = self.average_sum[k] + v.double() if v.is_floating_point() else v
         self.averaged += 1
 
+    def add_to_moving_average(self, network: nn.Module, decay: float) -> None:
+        """``average = decay * average + (1 - decay) * weights`` (float64; the first call starts it at the
+        weights); integer buffers keep their latest value."""
+        state = _snapshot(network)
+        if self.moving_sum is None:
+            self.moving_sum = {k: v.double() if v.is_floating_point() else v for k, v in state.items()}
+        else:
+            for k, v in state.items():
+                old = self.moving_sum[k]
+                self.moving_sum[k] = old * decay + v.double() * (1.0 - decay) if v.is_floating_point() else v
+
+    def moving_average(self, network: nn.Module) -> dict:
+        """The moving average in the dtypes of ``network``'s state."""
+        like = network.state_dict()
+        return {k: v.to(like[k].dtype) if v.is_floating_point() else v for k, v in self.moving_sum.items()}
+
     def average(self, network: nn.Module) -> dict | None:
         """The mean of the states added, in the dtypes of ``network``'s state; None when none was added."""
         if not self.averaged:
@@ -305,4 +336,5 @@ class _Progress:
 
     def state(self) -> dict:
         return {"epoch": self.epoch, "best_state": self.best_state, "best_key": self.best_key,
-                "bad_epochs": self.bad_epochs, "average_sum": self.average_sum, "averaged": self.averaged}  # fmt: skip
+                "bad_epochs": self.bad_epochs, "average_sum": self.average_sum, "averaged": self.averaged,
+                "moving_sum": self.moving_sum}  # fmt: skip
