@@ -39,7 +39,7 @@ def fit_split(est, n: int):
     """(train, valid) indices of the fit's own validation split, drawn as ``EADCTBase._fit_network`` draws it."""
     from sklearn.utils import check_random_state
 
-    from eadct.estimators._data import validation_split
+    from eadct.estimators import validation_split
 
     seed = int(check_random_state(est.random_state).randint(2**31 - 1))
     return validation_split(n, est.validation_fraction, np.random.RandomState(seed))

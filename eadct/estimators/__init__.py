@@ -1,6 +1,7 @@
 """scikit-learn estimators around the EA-DC-Transformer, and the input coercion they share."""
 
 from ._classifier import EADCTClassifier
+from ._data import validation_split
 from ._input import Panel, fill_missing, to_panel
 from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
@@ -17,4 +18,5 @@ __all__ = [
     "fill_missing",
     "to_panel",
     "paper_configuration",
+    "validation_split",
 ]

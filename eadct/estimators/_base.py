@@ -32,8 +32,9 @@ from ._data import channel_statistics, check_finite_outputs, fit_fingerprint, st
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
-from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY, check_params
+from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
+from ._signature import check_params
 from ._warn import warn_longer, warn_user
 
 
@@ -60,10 +61,6 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
     and :class:`EADCTRepresentation`. Subclasses set ``_task`` and the task pieces."""
 
     _task: str | None = None  # "classification", "regression" or None (representation only)
-
-    def _check_params(self) -> None:
-        """Raise one ValueError naming every invalid hyperparameter."""
-        check_params(self.get_params(), type(self).__name__)
 
     def _autocast_dtype(self, device: torch.device):
         precision = getattr(self, "precision", "auto")
@@ -101,7 +98,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
 
     def _start_supervised_fit(self, X, y) -> Panel:
         """Check the parameters, X and that y is given: the first steps of every supervised ``fit``."""
-        self._check_params()
+        check_params(self.get_params(), type(self).__name__)
         panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")

@@ -7,7 +7,7 @@ from sklearn.base import TransformerMixin
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
 from ._params import UNSUPERVISED
-from ._signature import make_init
+from ._signature import check_params, make_init
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
 #: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the
@@ -49,5 +49,5 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         -------
         self
         """
-        self._check_params()
+        check_params(self.get_params(), type(self).__name__)
         return self._fit_network(self._panel(X, fitting=True), None, None)

@@ -1,11 +1,13 @@
-"""The estimators' generated ``__init__``: keyword arguments stored unchanged, with a real signature."""
+"""The estimators' generated ``__init__`` (keyword arguments stored unchanged, with a real signature) and the check
+of those arguments at fit."""
 
 from __future__ import annotations
 
 import inspect
 import warnings
 
-from ._params import PARAMS, RENAMED
+from ..networks import ARCHITECTURES, get_architecture, validate_encoder_config
+from ._params import ENCODER_PARAMS, PARAMS, RENAMED
 
 
 def make_init(names: tuple[str, ...], **own_defaults):
@@ -33,3 +35,26 @@ def make_init(names: tuple[str, ...], **own_defaults):
         + [inspect.Parameter(n, kw, default=d) for n, d in defaults.items()]
     )
     return __init__
+
+
+def check_params(params: dict, owner: str) -> None:
+    """Raise one ValueError naming every invalid hyperparameter in ``params`` (the estimator's
+    ``get_params()``); the encoder settings are checked after the architecture's overrides."""
+    if not PARAMS["architecture"].check(params["architecture"]):
+        raise ValueError(
+            f"Invalid parameters for {owner}: architecture must be one of {sorted(ARCHITECTURES)}, "
+            f"got {params['architecture']!r}."
+        )
+    encoder = get_architecture(params["architecture"]).resolve({n: params[n] for n in ENCODER_PARAMS})
+    problems = validate_encoder_config(encoder)
+    for name, value in params.items():
+        spec = PARAMS.get(name)
+        if name not in ENCODER_PARAMS and spec is not None and spec.check is not None and not spec.check(value):
+            problems.append(f"{name} must be {spec.what}, got {value!r}")
+    if params.get("average_epochs") and params.get("average_decay"):
+        problems.append(
+            f"average_epochs={params['average_epochs']} and average_decay={params['average_decay']} are two ways "
+            "of averaging weights; set one of them to None"
+        )
+    if problems:
+        raise ValueError(f"Invalid parameters for {owner}: " + "; ".join(problems) + ".")

@@ -168,20 +168,7 @@ def run_stage(
             history.append(_non_finite(name, epoch, loss, progress, settings))
             break
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
-        key = (record["train_loss"],)
-        trained = None
-        if settings.average_decay:  # the moving average is what is evaluated and kept; training goes on after
-            progress.add_to_moving_average(network, settings.average_decay)
-            trained = _snapshot(network)
-            network.load_state_dict(progress.moving_average(network))
-        if valid is not None and len(valid) and evaluate is not None:
-            network.eval()
-            with torch.no_grad(), autocast(train.values.device, settings.autocast_dtype):
-                metrics, key = evaluate(network, valid)
-            record.update(metrics)
-        record["best"] = progress.update(key, network, epoch + 1)
-        if trained is not None:
-            network.load_state_dict(trained)
+        _select(network, progress, record, evaluate, valid, settings)
         if settings.average_epochs and epoch >= first_averaged:
             progress.add_to_average(network)
         record["time_s"] = time.perf_counter() - tic
@@ -197,6 +184,25 @@ def run_stage(
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, valid, settings) -> None:
+    """Score the epoch just trained (``record``): its key is ``evaluate``'s on ``valid``, else its training loss,
+    computed with the weights the stage would keep (with ``average_decay``, the moving average, after which the
+    network's own weights come back for the next epoch); marks whether it is the best so far."""
+    key, trained = (record["train_loss"],), None
+    if settings.average_decay:
+        progress.add_to_moving_average(network, settings.average_decay)
+        trained = _snapshot(network)
+        network.load_state_dict(progress.moving_average(network))
+    if valid is not None and len(valid) and evaluate is not None:
+        network.eval()
+        with torch.no_grad(), autocast(valid.values.device, settings.autocast_dtype):
+            metrics, key = evaluate(network, valid)
+        record.update(metrics)
+    record["best"] = progress.update(key, network, record["epoch"])
+    if trained is not None:
+        network.load_state_dict(trained)
 
 
 def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step_loss, train) -> None:
