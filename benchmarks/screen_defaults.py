@@ -146,6 +146,9 @@ CANDIDATES = {
     # the regressor's defaults with an exponential moving average of the weights (0.9 per epoch) that the
     # validation split's early stop reads and keeps: weight averaging without running every epoch
     "short-segments-ridge-ema90": dict(SHORT, pooling="segments", head_refit="ridge", average_decay=0.9),
+    # the regressor's defaults at twice and at half the learning rate (never screened for the regressor)
+    "short-segments-ridge-lr2": dict(SHORT, pooling="segments", head_refit="ridge", lr=2e-3),
+    "short-segments-ridge-lr05": dict(SHORT, pooling="segments", head_refit="ridge", lr=5e-4),
     # regression: the regressor's defaults with first differences in the input stem (Tecator's spectra: the
     # derivative is the chemometrics habit)
     "short-segments-ridge-diff": dict(SHORT, pooling="segments", head_refit="ridge", input_differences=True),
