@@ -56,9 +56,9 @@ class StageSettings:
     average_decay : float or None
         Keep an exponential moving average of the weights (and of the floating-point buffers: BatchNorm
         statistics), updated after every epoch with this weight on the average so far (the first epoch starts
-        it; 0.9 weighs about the last 10 epochs). Every epoch's selection key is then computed with the averaged
-        weights, which are what the best epoch keeps; early stopping (``n_iter_no_change``) still applies. Not
-        together with ``average_epochs``.
+        it; 0.9 weighs about the last 10 epochs). Every epoch's validation key is then computed with the averaged
+        weights, which are what the best epoch keeps (without validation data the epoch's training loss decides);
+        early stopping (``n_iter_no_change``) still applies. Not together with ``average_epochs``.
     average_batch_norm : {"mean", "recompute"}
         With ``average_epochs``: the BatchNorm statistics of the averaged weights are the mean of the
         epochs' running statistics (``"mean"``), or measured again for those weights in one pass over the
@@ -187,9 +187,10 @@ def run_stage(
 
 
 def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, valid, settings) -> None:
-    """Score the epoch just trained (``record``): its key is ``evaluate``'s on ``valid``, else its training loss,
-    computed with the weights the stage would keep (with ``average_decay``, the moving average, after which the
-    network's own weights come back for the next epoch); marks whether it is the best so far."""
+    """Score the epoch just trained (``record``) and mark whether it is the best so far: its key is ``evaluate``'s
+    on ``valid`` with the weights the stage would keep (with ``average_decay`` the moving average, after which the
+    network's own weights come back for the next epoch), else its training loss; the best epoch's kept weights are
+    snapshotted."""
     key, trained = (record["train_loss"],), None
     if settings.average_decay:
         progress.add_to_moving_average(network, settings.average_decay)
