@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
-from screen_defaults import CANDIDATES, DATASET_PARAMS, _load_train, inner_split
+from regression_holdout import _standardised
+from screen_defaults import _load_train, fit_candidate
 
 #: The screen's five classification sets (docs/accuracy.md, "How the defaults were chosen").
 SCREEN_SETS = ["ERing", "JapaneseVowels", "Libras", "Handwriting", "UWaveGestureLibrary"]
@@ -40,10 +40,9 @@ def ridge_scores(train: np.ndarray, y_train: np.ndarray, test: np.ndarray) -> tu
 
     from eadct.estimators import RIDGE_ALPHAS
 
-    mean, scale = train.mean(axis=0), train.std(axis=0)
-    scale = np.where(scale > 1e-12, scale, 1.0)
-    ridge = RidgeClassifierCV(alphas=RIDGE_ALPHAS).fit((train - mean) / scale, y_train)
-    return ridge.predict((test - mean) / scale), float(ridge.alpha_)
+    train, test = _standardised(train, test)
+    ridge = RidgeClassifierCV(alphas=RIDGE_ALPHAS).fit(train, y_train)
+    return ridge.predict(test), float(ridge.alpha_)
 
 
 def main(argv=None) -> None:
@@ -58,7 +57,6 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     import torch
 
-    from eadct import EADCTClassifier
     from eadct.tables import fit_minirocket, subset
 
     if args.threads:
@@ -73,12 +71,7 @@ def main(argv=None) -> None:
             continue
         X, y = loaded[0], np.asarray(loaded[1])
         for seed in args.seeds:
-            fit, held = inner_split(y, 1 / 3, seed, classification=True)
-            params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
-                      **DATASET_PARAMS.get(name, {}), **CANDIDATES[args.candidate]}  # fmt: skip
-            tic = time.perf_counter()
-            est = EADCTClassifier(**params).fit(subset(X, fit), y[fit])
-            fit_s = time.perf_counter() - tic
+            est, fit, held, fit_s = fit_candidate(name, args.candidate, X, y, seed)
             gelu = torch.nn.functional.gelu
             z_fit = gelu(torch.as_tensor(est.transform(subset(X, fit)))).numpy()
             z_held = gelu(torch.as_tensor(est.transform(subset(X, held)))).numpy()

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
-from screen_defaults import CANDIDATES, DATASET_PARAMS, TSER, _load_train, inner_split
+from screen_defaults import TSER, _load_train, fit_candidate
 
 
 def _rmse(y, pred) -> float:
@@ -72,7 +71,6 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     import torch
 
-    from eadct import EADCTRegressor
     from eadct.tables import subset
 
     if args.threads:
@@ -87,12 +85,7 @@ def main(argv=None) -> None:
             continue
         X, y = loaded[0], np.asarray(loaded[1], dtype=float)
         for seed in args.seeds:
-            fit, held = inner_split(y, 1 / 3, seed, classification=False)
-            params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
-                      **DATASET_PARAMS.get(name, {}), **CANDIDATES[args.candidate]}  # fmt: skip
-            tic = time.perf_counter()
-            est = EADCTRegressor(**params).fit(subset(X, fit), y[fit])
-            fit_s = time.perf_counter() - tic
+            est, fit, held, fit_s = fit_candidate(name, args.candidate, X, y, seed)
             loo = _rmse(y[held], est.predict(subset(X, held)))
             train, valid = fit_split(est, len(fit))
             targets = (y[fit] - est.target_mean_[0]) / est.target_scale_[0]

@@ -187,12 +187,12 @@ def inner_split(y, holdout: float, seed: int, classification: bool):
     return np.sort(np.array(fit)), np.sort(np.array(held))
 
 
-def _run_one(name, candidate, X, y, seed, holdout):
-    import torch
-
+def fit_candidate(name, candidate, X, y, seed, holdout=1 / 3):
+    """The screen's fit of ``candidate`` on dataset ``name``'s TRAIN (X, y): split by ``inner_split``, the
+    estimator fitted on the fitted part. Returns (estimator, fit indices, hold-out indices, fit seconds)."""
     from eadct import EADCTClassifier, EADCTRegressor
     from eadct.networks.config import auto_downsample
-    from eadct.tables import score, subset
+    from eadct.tables import subset
 
     classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
     fit_idx, held_idx = inner_split(np.asarray(y), holdout, seed, classification)
@@ -205,7 +205,16 @@ def _run_one(name, candidate, X, y, seed, holdout):
     est = cls(**params)
     tic = time.perf_counter()
     est.fit(subset(X, fit_idx), np.asarray(y)[fit_idx])
-    fit_s = time.perf_counter() - tic
+    return est, fit_idx, held_idx, time.perf_counter() - tic
+
+
+def _run_one(name, candidate, X, y, seed, holdout):
+    import torch
+
+    from eadct.tables import score, subset
+
+    classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
+    est, fit_idx, held_idx, fit_s = fit_candidate(name, candidate, X, y, seed, holdout)
     value = score("classification" if classification else "regression", np.asarray(y)[held_idx],
                   est.predict(subset(X, held_idx)))  # fmt: skip
     epochs = sum(1 for r in est.history_ if r["stage"] == "finetune")

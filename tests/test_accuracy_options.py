@@ -241,27 +241,34 @@ def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
 def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch, batch_norm):
     """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one,
     with either way of getting the averaged weights' BatchNorm statistics."""
-    from eadct.training import loop
 
     X, y = make_panel(n=20)
     params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_epochs": 3, "random_state": 0,
               "average_batch_norm": batch_norm}  # fmt: skip
     whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
+    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
+    np.testing.assert_array_equal(resumed, whole)
+
+
+def _killed_then_resumed(cls, params, X, y, tmp_path, monkeypatch):
+    """``cls(**params)`` fitted with a checkpoint, killed in its 4th epoch (pretraining epoch 1, fine-tuning epochs
+    1-2, then killed in epoch 3), then fitted again with the same checkpoint: the resumed estimator."""
+    from eadct.training import loop
+
     path = tmp_path / "fit.pt"
     calls, original = [], loop._train_epoch
 
     def dying(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
+        if len(calls) == 4:
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
     monkeypatch.setattr(loop, "_train_epoch", dying)
     with pytest.raises(KeyboardInterrupt):
-        EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y)
+        cls(**params, checkpoint_path=str(path)).fit(X, y)
     monkeypatch.undo()
-    resumed = EADCTClassifier(**params, checkpoint_path=str(path)).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(resumed, whole)
+    return cls(**params, checkpoint_path=str(path)).fit(X, y)
 
 
 def test_huber_loss_scales_targets_robustly():
@@ -440,24 +447,9 @@ def test_average_decay_keeps_the_moving_average_of_the_best_epoch(monkeypatch):
 
 
 def test_average_decay_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    from eadct.training import loop
-
     X, y = make_panel(n=20)
     params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_decay": 0.7, "random_state": 0,
               "validation_fraction": 0.25}  # fmt: skip
     whole = EADCTRegressor(**params).fit(X, np.arange(20.0)).predict(X)
-    path = tmp_path / "fit.pt"
-    calls, original = [], loop._train_epoch
-
-    def dying(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 4:  # pretraining epoch 1, fine-tuning epochs 1-2, then killed in epoch 3
-            raise KeyboardInterrupt
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(loop, "_train_epoch", dying)
-    with pytest.raises(KeyboardInterrupt):
-        EADCTRegressor(**params, checkpoint_path=str(path)).fit(X, np.arange(20.0))
-    monkeypatch.undo()
-    resumed = EADCTRegressor(**params, checkpoint_path=str(path)).fit(X, np.arange(20.0)).predict(X)
+    resumed = _killed_then_resumed(EADCTRegressor, params, X, np.arange(20.0), tmp_path, monkeypatch).predict(X)
     np.testing.assert_array_equal(resumed, whole)
