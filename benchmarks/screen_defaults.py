@@ -106,6 +106,13 @@ CANDIDATES = {
     # the classifier's defaults with each channel's first differences beside its values in the input stem
     # (input_differences, new option: the local slope, which MiniRocket's kernels read and the stem does not)
     "short-segments-all-swa20-b8-seg8-diff": dict(SWA20_B8_SEG8, input_differences=True),
+    # the classifier's defaults without masked-value pretraining (does it help at all today?), and with a harder
+    # pretraining task: twice the masked share, or masked runs twice as long (mean 6 steps instead of 3)
+    "short-segments-all-swa20-b8-seg8-pre0": dict(SWA20_B8_SEG8, pretrain_epochs=0),
+    "short-segments-all-swa20-b8-seg8-mask30": dict(SWA20_B8_SEG8, mask_ratio=0.3),
+    "short-segments-all-swa20-b8-seg8-mlen6": dict(SWA20_B8_SEG8, mask_length=6.0),
+    # the classifier's defaults averaging the last 30 of the 60 fine-tuning epochs instead of the last 20
+    "short-segments-all-swa30-b8-seg8": dict(SWA20_B8_SEG8, average_epochs=30),
     # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
     "short-segments-wd": dict(
         SHORT,
