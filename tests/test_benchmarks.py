@@ -259,3 +259,25 @@ def test_prediction_fingerprint_option_rows_run(sibling_script):
     assert len(rows) == 2 * len(bench.OPTIONS)
     for key, run in rows:
         assert np.isfinite(run()).all(), key
+
+
+def test_constant_baseline_scores_the_train_constant_on_test(tmp_path, capsys, sibling_script):
+    """benchmarks/constant_baseline.py: the TEST score of TRAIN's most frequent class, mean and median target,
+    checked by hand on sets written as .ts files (TRAIN: rows i % 4 < 2, TEST: the rest)."""
+    import numpy as np
+    from test_tables import _write_ts
+
+    baseline = sibling_script("constant_baseline.py")
+    X = np.zeros((8, 1, 4))
+    _write_ts(tmp_path, "ToyC", X, np.array(["a", "a", "b", "b", "a", "b", "b", "b"]), regression=False)
+    _write_ts(tmp_path, "ToyR", X, np.array([0.0, 1.0, 5.0, 5.0, 2.0, 9.0, 5.0, 5.0]), regression=True)
+    rows = {name: (task, n_train, n_test, scores) for name, task, n_train, n_test, scores in
+            baseline.baseline_rows(tmp_path)}  # fmt: skip
+    # classification: TRAIN a, a, a, b -> "a"; TEST b, b, b, b -> accuracy 0
+    assert rows["ToyC"] == ("classification", 4, 4, {"most_frequent": 0.0})
+    # regression: TRAIN 0, 1, 2, 9 -> mean 3, median 1.5; TEST all 5
+    task, n_train, n_test, scores = rows["ToyR"]
+    assert (task, n_train, n_test) == ("regression", 4, 4)
+    assert scores == pytest.approx({"mean": 2.0, "median": 3.5})
+    baseline.main(["--data-dir", str(tmp_path)])
+    assert "| ToyR | regression | 4 / 4 | RMSE: mean 2, median 3.5 |" in capsys.readouterr().out
