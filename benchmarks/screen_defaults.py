@@ -113,6 +113,12 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-mlen6": dict(SWA20_B8_SEG8, mask_length=6.0),
     # the classifier's defaults averaging the last 30 of the 60 fine-tuning epochs instead of the last 20
     "short-segments-all-swa30-b8-seg8": dict(SWA20_B8_SEG8, average_epochs=30),
+    # the classifier's defaults with more of the evolving attention: a 5 x 5 map convolution (the paper's 1, 3 or 5),
+    # or beta = 0.5 (more weight on the convolved maps); and twice the width (d_model 128: 4 query/key dimensions
+    # per head, about twice the time)
+    "short-segments-all-swa20-b8-seg8-ak5": dict(SWA20_B8_SEG8, attention_kernel_size=5),
+    "short-segments-all-swa20-b8-seg8-beta5": dict(SWA20_B8_SEG8, beta=0.5),
+    "short-segments-all-swa20-b8-seg8-d128": dict(SWA20_B8_SEG8, d_model=128),
     # regression: decoupled weight decay 0.1 on the regressor's defaults (a regulariser for the noisy sets)
     "short-segments-wd": dict(
         SHORT,
