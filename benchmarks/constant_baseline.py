@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.dummy import DummyClassifier, DummyRegressor
 
-from eadct.tables import score
-from eadct.tables._data import load_data
+from eadct.tables import load_data, score
 
 
 def _datasets(data_dir: Path) -> list[str]:
