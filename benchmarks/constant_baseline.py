@@ -3,7 +3,7 @@
 The floor every row of the accuracy table should clear: for a classification set the accuracy of predicting
 TRAIN's most frequent class, for a regression set the RMSE of predicting TRAIN's mean target and TRAIN's median
 target. Nothing is chosen here, so reading TEST is fine: the numbers explain the table's regression cells
-(docs/accuracy.md, "Regression and Tecator"), they select nothing.
+(docs/accuracy.md, "The floor: a prediction that ignores the series"), they select nothing.
 
     python benchmarks/constant_baseline.py --data-dir ../shared/datasets/TSER --data-dir ../shared/datasets/UEA
 """
