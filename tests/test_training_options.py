@@ -260,3 +260,68 @@ def test_window_slicing_is_checked_and_old_models_load_without_it():
     old = saved_without(clf, "window_slicing")
     assert old.window_slicing == 0.0
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+# ---------------------------------------------------------------- max_steps
+
+
+def test_step_cap_lowers_the_epochs_and_scales_the_averaged_share():
+    from eadct.training import StageSettings
+
+    s = StageSettings(max_epochs=60, batch_size=16, average_epochs=20, max_steps=1200)
+    assert s.capped(314) is s  # 20 batches x 60 epochs = 1200 steps: the cap does not bind
+    flood = s.capped(471)  # 30 batches: 40 epochs, the last 13 (20 * 40 / 60 = 13.3) averaged
+    assert (flood.max_epochs, flood.average_epochs, flood.batch_size) == (40, 13, 16)
+    chilled = s.capped(321)  # 21 batches: 57 epochs, 19 averaged
+    assert (chilled.max_epochs, chilled.average_epochs) == (57, 19)
+    tiny = s.capped(10**6)  # more batches than the cap: one epoch, one averaged
+    assert (tiny.max_epochs, tiny.average_epochs) == (1, 1)
+    plain = StageSettings(max_epochs=60, batch_size=16, max_steps=1200).capped(471)
+    assert (plain.max_epochs, plain.average_epochs) == (40, None)
+    uncapped = StageSettings(max_epochs=60, batch_size=16, average_epochs=20)
+    assert uncapped.capped(10**6) is uncapped
+
+
+def _stage_epochs(model):
+    epochs = {}
+    for record in model.history_:
+        epochs[record["stage"]] = max(epochs.get(record["stage"], 0), record["epoch"])
+    return epochs
+
+
+def test_a_capped_fit_is_the_fit_with_fewer_epochs():
+    X, y, target = make_unequal(n=20)  # batches of 4: 5 steps per epoch; a cap of 10 steps is 2 epochs
+    base = {**FAST, "batch_size": 4, "max_epochs": 4, "pretrain_epochs": 3}
+    capped = EADCTClassifier(**base, max_steps=10).fit(X, y)
+    assert sorted(_stage_epochs(capped).values()) == [2, 2]
+    short = EADCTClassifier(**{**base, "max_epochs": 2, "pretrain_epochs": 2}).fit(X, y)
+    np.testing.assert_array_equal(capped.predict_proba(X), short.predict_proba(X))
+    # with weight averaging: 2 of 4 epochs averaged become 1 of 2
+    averaged = EADCTRegressor(**base, max_steps=10, average_epochs=2, validation_fraction=0.0).fit(X, target)
+    one = EADCTRegressor(**{**base, "max_epochs": 2, "pretrain_epochs": 2}, average_epochs=1,
+                         validation_fraction=0.0).fit(X, target)  # fmt: skip
+    np.testing.assert_array_equal(averaged.predict(X), one.predict(X))
+    # a cap that does not bind changes nothing
+    loose = EADCTClassifier(**base, max_steps=1000).fit(X, y)
+    np.testing.assert_array_equal(loose.predict_proba(X), EADCTClassifier(**base).fit(X, y).predict_proba(X))
+
+
+def test_the_representation_caps_its_pretraining():
+    X, _, _ = make_unequal(n=20)
+    settings = {k: v for k, v in FAST.items() if k != "pretrain_epochs"}
+    rep = EADCTRepresentation(**{**settings, "batch_size": 4, "max_epochs": 4}, max_steps=10).fit(X)
+    assert list(_stage_epochs(rep).values()) == [2]
+
+
+def test_max_steps_is_checked_deterministic_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (0, -3, 2.5, "10"):
+        with pytest.raises(ValueError, match="max_steps must be None or a positive int"):
+            EADCTClassifier(max_steps=bad).fit(X, y)
+    clf = EADCTClassifier(**FAST, max_steps=1).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    old = saved_without(clf, "max_steps")
+    assert old.max_steps is None
+    np.testing.assert_array_equal(old.predict_proba(X), proba)

@@ -87,6 +87,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             mask_length=self.mask_length,
             lr_schedule=self.lr_schedule,
             before_epoch=None if threads is None else threads.adapt,
+            max_steps=self.max_steps,
             **fine_tuning,
         )
 

@@ -149,6 +149,17 @@ _OTHER = {
         "an int >= 0",
         "int, default=20\n    Pretraining epochs (at most; the paper's configuration: 50); 0 skips pretraining.",
     ),
+    "max_steps": Param(
+        None,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=None\n"
+        "    At most this many optimizer steps in each training stage, in whole epochs (at least one): on a\n"
+        "    training set of more than ``max_steps / max_epochs`` batches, the stage runs fewer epochs\n"
+        "    (``pretrain_epochs`` in pretraining) and ``average_epochs`` shrinks in the same proportion. A bound\n"
+        "    on the fit time of large sets that leaves small ones as they are. None: no cap (docs/training.md).",
+        before=None,
+    ),
     "lr": Param(
         1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (initial, see ``lr_schedule``)."
     ),
@@ -381,6 +392,7 @@ SUPERVISED = (
     "head_hidden_size",
     "max_epochs",
     "pretrain_epochs",
+    "max_steps",
     "lr",
     "lr_schedule",
     "batch_size",

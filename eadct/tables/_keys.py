@@ -44,6 +44,7 @@ REFERENCE_DEFAULTS = {
     "mask_length": 3.0,
     "mask_ratio": 0.15,
     "max_epochs": 60,
+    "max_steps": None,
     "n_blocks": 2,
     "n_estimators": 1,
     "n_heads": 8,

@@ -6,7 +6,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch import nn
@@ -73,6 +73,10 @@ class StageSettings:
         Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
         ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
         cross_entropy``'s ``label_smoothing``); the validation loss stays the plain cross-entropy.
+    max_steps : int or None
+        At most this many optimizer steps in the stage, in whole epochs (at least one): where ``max_epochs``
+        epochs of the training data's batches would take more, the stage runs fewer epochs, and
+        ``average_epochs`` shrinks in the same proportion (:meth:`capped`). None: no cap.
     """
 
     max_epochs: int
@@ -94,6 +98,22 @@ class StageSettings:
     augmentation: float = 0.0
     window_slicing: float = 0.0
     label_smoothing: float = 0.0
+    max_steps: int | None = None
+
+    def capped(self, n_series: int) -> StageSettings:
+        """These settings for a stage over ``n_series`` training series under ``max_steps``: ``max_epochs``
+        lowered to the whole epochs of ``ceil(n_series / batch_size)`` steps that fit in it (at least one), and
+        ``average_epochs`` scaled by the same factor (rounded, at least one), so that the averaged share of the
+        run stays what it was. Unchanged where the cap does not bind."""
+        if self.max_steps is None:
+            return self
+        epochs = max(1, min(self.max_epochs, self.max_steps // max(1, math.ceil(n_series / self.batch_size))))
+        if epochs == self.max_epochs:
+            return self
+        average = self.average_epochs
+        if average:
+            average = min(epochs, max(1, math.floor(average * epochs / self.max_epochs + 0.5)))
+        return replace(self, max_epochs=epochs, average_epochs=average)
 
     def lr_at(self, epoch: int) -> float:
         """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""
@@ -151,6 +171,7 @@ def run_stage(
     every epoch goes to ``checkpointer``; a run killed at any point and started again with ``resume`` (its
     checkpoint) ends with exactly the weights of an uninterrupted one.
     """
+    settings = settings.capped(len(train))
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
     progress = _Progress() if resume is None else _resume(resume, network, optimizer, generator, history)
     patience = settings.n_iter_no_change if not settings.average_epochs else None
