@@ -429,6 +429,7 @@ def test_cli_mistakes_are_one_line_and_exit_2(tiny_setup, tmp_path, capsys):
         ("run", table, "--profile", "tiny", "--models", "LSTM"): "has no model ['LSTM']",
         ("run", table, "--profile", "tiny", "--data-dir", str(tmp_path / "none")): "is not a folder",
         ("report", table, "--profile", "tiny", "--out", str(tmp_path / "empty")): "holds no results",
+        ("report", table, "--profile", "tiny", "--datasets", "Nope"): "has no dataset ['Nope']",
     }
     for argv, message in mistakes.items():
         assert main(list(argv) + ["--report-dir", str(tmp_path / "r")] * (argv[0] == "report")) == 2, argv
@@ -456,6 +457,20 @@ def test_report_never_replaced_by_fewer_results_and_draws_without_matplotlib(tin
     assert main(argv[:-1]) == 0
     captured = capsys.readouterr()
     assert 'pip install "eadct[plots]"' in captured.err and captured.out.strip() == str(md)
+
+
+def test_a_report_on_part_of_the_datasets_shows_only_those(tiny_setup, tmp_path):
+    from eadct.tables.cli import main
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out, reports = tmp_path / "results", tmp_path / "reports"
+    run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], models=["Transformer"], seeds=[0])
+    argv = ["report", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", "--out", str(out), "--no-figure"]
+    assert main(argv + ["--report-dir", str(reports / "all")]) == 0
+    assert main(argv + ["--report-dir", str(reports / "part"), "--datasets", "TinyTabR"]) == 0
+    whole, part = ((reports / d / "tinytable_tiny.md").read_text() for d in ("all", "part"))
+    assert "| TinyTabC |" in whole and "| TinyTabR |" in whole
+    assert "| TinyTabC |" not in part and "| TinyTabR |" in part and "Results: 1 unit(s)." in part
 
 
 def test_unit_keys_follow_changed_defaults(monkeypatch):

@@ -7,8 +7,8 @@ from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
-from ._docs import FITTED_DOC, parameters_doc
-from ._params import REGRESSOR
+from ._docs import FITTED_DOC, doc_with_default, parameters_doc
+from ._params import REGRESSOR, REGRESSOR_DEFAULTS
 from ._ridge import check_refit, refit_linear_head
 from ._signature import make_init
 
@@ -30,11 +30,15 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
 
     Masked-value pretraining, then fine-tuning of encoder and a linear head (or, with
     ``head_hidden_size``, an MLP head) with MSE on standardised targets (paper Eq. 9; or, with
-    ``loss="huber"``, a Huber loss on robustly scaled targets); one or several targets.
+    ``loss="huber"``, a Huber loss on robustly scaled targets); one or several targets. The network kept
+    is the mean of the weights of the last 20 fine-tuning epochs (``average_epochs``), within at most
+    1,200 optimizer steps per stage (``max_steps``), and the linear head is fitted again by ridge
+    regression (``head_refit``); the paper chooses the best epoch on a validation split and keeps the
+    head as fine-tuned: ``paper_configuration("regression")``.
 
     Parameters
     ----------
-{parameters_doc(REGRESSOR)}
+{parameters_doc(REGRESSOR, **{n: doc_with_default(n, v) for n, v in REGRESSOR_DEFAULTS.items()})}
     Attributes
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
@@ -58,7 +62,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     """
 
     _task = "regression"
-    __init__ = make_init(REGRESSOR)
+    __init__ = make_init(REGRESSOR, **REGRESSOR_DEFAULTS)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).

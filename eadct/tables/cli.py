@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import sys
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--profile", default="quick")
     rep.add_argument("--out", default=DEFAULT_OUT, help="results folder the runs wrote")
     rep.add_argument("--report-dir", default="reports", help="where <table>_<profile>.md/.png go")
+    rep.add_argument("--datasets", nargs="+", help="only these datasets of the table (a report on part of it)")
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
     rep.add_argument("--force", action="store_true", help="replace a report even when it held more results")
@@ -86,6 +88,16 @@ def _check_run_args(table, args) -> None:
     if args.threads < 0:
         raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
     args.backend_params = _backend_params(args.backend_params)
+
+
+def _report_datasets(table, datasets):
+    """``table`` restricted to ``datasets`` (in the table's order), or as it is without them."""
+    if not datasets:
+        return table
+    unknown = [d for d in datasets if d not in table.datasets]
+    if unknown:
+        raise UsageError(f"{table.name} has no dataset {unknown}; its datasets are {list(table.datasets)}.")
+    return dataclasses.replace(table, datasets=tuple(d for d in table.datasets if d in datasets))
 
 
 def _backend_params(text: str | None) -> dict | None:
@@ -167,6 +179,7 @@ def main(argv=None) -> int:
             table = load_table(args.table)
             if args.command == "run":
                 return _run(table, args, argv)
+            table = _report_datasets(table, args.datasets)
             figure = not args.no_figure and _plots_installed()
             paths = build_report(
                 table, args.profile, args.out, args.report_dir, note=args.note, figure=figure, force=args.force
