@@ -436,20 +436,23 @@ def test_average_decay_keeps_the_moving_average_of_the_best_epoch(monkeypatch):
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
     # patience 2: the stop two epochs after the last better averaged key (a high rate, so that one comes)
-    stopped = EADCTRegressor(**{**FAST, "max_epochs": 30, "average_decay": 0.9, "n_iter_no_change": 2, "lr": 0.03,
-                                "validation_fraction": 0.25}).fit(X, np.arange(20.0))  # fmt: skip
+    decay = {"average_decay": 0.9, "average_epochs": None, "validation_fraction": 0.25}
+    stopped = EADCTRegressor(**{**FAST, "max_epochs": 30, "n_iter_no_change": 2, "lr": 0.03, **decay})
+    stopped.fit(X, np.arange(20.0))
     records = [r for r in stopped.history_ if r["stage"] == "finetune"]
     assert len(records) < 30 and len(records) == max(i for i, r in enumerate(records) if r["best"]) + 3
     with pytest.raises(ValueError, match="average_decay must be None or a number in"):
         EADCTClassifier(**{**FAST, "average_decay": 1.0, "average_epochs": None}).fit(X, y)
     with pytest.raises(ValueError, match="two ways of averaging weights"):
         EADCTClassifier(**{**FAST, "average_decay": 0.9}).fit(X, y)  # the classifier averages 20 epochs
+    with pytest.raises(ValueError, match="two ways of averaging weights"):
+        EADCTRegressor(**{**FAST, "average_decay": 0.9}).fit(X, np.arange(20.0))  # so does the regressor
 
 
 def test_average_decay_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
     X, y = make_panel(n=20)
     params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_decay": 0.7, "random_state": 0,
-              "validation_fraction": 0.25}  # fmt: skip
+              "validation_fraction": 0.25, "average_epochs": None}  # fmt: skip
     whole = EADCTRegressor(**params).fit(X, np.arange(20.0)).predict(X)
     resumed = _killed_then_resumed(EADCTRegressor, params, X, np.arange(20.0), tmp_path, monkeypatch).predict(X)
     np.testing.assert_array_equal(resumed, whole)

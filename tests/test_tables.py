@@ -503,8 +503,9 @@ def test_unit_keys_follow_changed_defaults(monkeypatch):
 
 
 def test_unit_keys_follow_each_estimators_defaults():
-    """The classifier's own defaults (weight averaging) decide the keys of the classification sets only; a
-    regression set's default row keeps the regressor's defaults and its key."""
+    """Each estimator's own defaults decide the keys of its sets: the classifier's (weight averaging, batches of
+    8, 8 segments) those of the classification sets, the regressor's (weight averaging within 1,200 steps) those
+    of the regression sets."""
     from eadct import EADCTClassifier, EADCTRegressor
     from eadct.tables._search import make_estimator
 
@@ -513,16 +514,17 @@ def test_unit_keys_follow_each_estimators_defaults():
     key = lambda model, dataset: table.model_key(model, dataset, "defaults")  # noqa: E731
     rows = ("EA-DC (defaults)", "EA-DC (averaged)", "EA-DC (batch 8)", "EA-DC (8 segments)")  # all adopted
     assert len({key(row, "ERing") for row in rows}) == 1
-    assert key("EA-DC (defaults)", "Tecator") != key("EA-DC (averaged)", "Tecator")
+    assert key("EA-DC (defaults)", "Tecator") == key("EA-DC (averaged)", "Tecator")  # the regressor averages too
+    assert key("EA-DC (defaults)", "Tecator") != key("EA-DC (defaults)", "ERing")
     for task, cls in (("classification", EADCTClassifier), ("regression", EADCTRegressor)):
         est = make_estimator(task, spec, profile, "X", {}, 0)
         assert type(est) is cls
-        names = ("average_epochs", "validation_fraction", "batch_size", "n_segments")
+        names = ("average_epochs", "validation_fraction", "batch_size", "n_segments", "max_steps")
         assert {k: est.get_params()[k] for k in names} == {k: cls().get_params()[k] for k in names}
-    # the regressor's adopted ridge head shares its units with the candidate row that measured it
+    # the regressor's adopted defaults share their units with the candidate row that measured them
     regression = load_table("candidates_regression")
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
-        "EA-DC (ridge head)", "Tecator", "defaults"
+        "EA-DC (weight averaging, 1200 steps)", "Tecator", "defaults"
     )
 
 

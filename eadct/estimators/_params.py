@@ -434,10 +434,8 @@ CLASSIFIER = (
 #: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
 #: TRAIN screen and the benchmark for classification (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
-#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: weight averaging of the last 20
-#: fine-tuning epochs, every TRAIN series training, within 1,200 optimizer steps per stage (the averaging gives
-#: up the early stop; the cap bounds its time on large sets). Chosen by the TRAIN screen and the benchmark for
-#: regression under the ridge head (docs/accuracy.md).
+#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 1,200 optimizer
+#: steps per stage (the cap bounds the time of the lost early stop on large sets; docs/accuracy.md).
 REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 1200}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: the classifier's label smoothing).
