@@ -325,3 +325,15 @@ def test_max_steps_is_checked_deterministic_and_old_models_load_without_it():
     old = saved_without(clf, "max_steps")
     assert old.max_steps is None
     np.testing.assert_array_equal(old.predict_proba(X), proba)
+
+
+def test_a_capped_averaged_fit_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
+    from test_accuracy_options import _killed_then_resumed
+
+    X, _, target = make_unequal(n=20)  # batches of 4: 5 steps; 15 steps = 3 of 6 epochs, the last 2 averaged
+    params = {**FAST, "batch_size": 4, "max_epochs": 6, "average_epochs": 4, "validation_fraction": 0.0,
+              "max_steps": 15}  # fmt: skip
+    whole = EADCTRegressor(**params).fit(X, target)
+    assert [r["epoch"] for r in whole.history_ if r["stage"] == "finetune"] == [1, 2, 3]
+    resumed = _killed_then_resumed(EADCTRegressor, params, X, target, tmp_path, monkeypatch)  # killed in epoch 3
+    np.testing.assert_array_equal(resumed.predict(X), whole.predict(X))

@@ -31,10 +31,11 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     Masked-value pretraining, then fine-tuning of encoder and a linear head (or, with
     ``head_hidden_size``, an MLP head) with MSE on standardised targets (paper Eq. 9; or, with
     ``loss="huber"``, a Huber loss on robustly scaled targets); one or several targets. The network kept
-    is the mean of the weights of the last 20 fine-tuning epochs (``average_epochs``), within at most
-    1,200 optimizer steps per stage (``max_steps``), and the linear head is fitted again by ridge
-    regression (``head_refit``); the paper chooses the best epoch on a validation split and keeps the
-    head as fine-tuned: ``paper_configuration("regression")``.
+    is the mean of the weights of the last {REGRESSOR_DEFAULTS["average_epochs"]} fine-tuning epochs
+    (``average_epochs``), within at most {REGRESSOR_DEFAULTS["max_steps"]:,} optimizer steps per stage
+    (``max_steps``), and the linear head is fitted again by ridge regression (``head_refit``); the paper
+    chooses the best epoch on a validation split and keeps the head as fine-tuned:
+    ``paper_configuration("regression")``.
 
     Parameters
     ----------
