@@ -78,10 +78,8 @@ class UsageError(ValueError):
 def _check_run_args(table, args) -> None:
     """Every name and folder of a ``run`` command, checked before anything runs."""
     table.profile(args.profile)  # TableConfigError naming the profiles
-    for given, pool, kind in ((args.datasets, table.datasets, "dataset"), (args.models, table.models, "model")):
-        unknown = [x for x in given or () if x not in pool]
-        if unknown:
-            raise UsageError(f"{table.name} has no {kind} {unknown}; its {kind}s are {list(pool)}.")
+    _check_names(table, args.datasets, table.datasets, "dataset")
+    _check_names(table, args.models, table.models, "model")
     missing = [d for d in args.data_dir if not Path(d).is_dir()]
     if missing:
         raise UsageError(f"--data-dir {missing[0]} is not a folder; pass the folder that holds <Name>/<Name>_TRAIN.ts.")
@@ -90,13 +88,18 @@ def _check_run_args(table, args) -> None:
     args.backend_params = _backend_params(args.backend_params)
 
 
+def _check_names(table, given, pool, kind: str) -> None:
+    """A UsageError naming the ``given`` names that are not in ``pool`` (the table's datasets or models)."""
+    unknown = [x for x in given or () if x not in pool]
+    if unknown:
+        raise UsageError(f"{table.name} has no {kind} {unknown}; its {kind}s are {list(pool)}.")
+
+
 def _report_datasets(table, datasets):
     """``table`` restricted to ``datasets`` (in the table's order), or as it is without them."""
     if not datasets:
         return table
-    unknown = [d for d in datasets if d not in table.datasets]
-    if unknown:
-        raise UsageError(f"{table.name} has no dataset {unknown}; its datasets are {list(table.datasets)}.")
+    _check_names(table, datasets, table.datasets, "dataset")
     return dataclasses.replace(table, datasets=tuple(d for d in table.datasets if d in datasets))
 
 
