@@ -169,6 +169,9 @@ CANDIDATES = {
     # later one exist?), and the classifier's batches of 8 under the ridge head (screened only before it)
     "short-segments-ridge-pat30": dict(SHORT, pooling="segments", head_refit="ridge", n_iter_no_change=30),
     "short-segments-ridge-b8": dict(SHORT, pooling="segments", head_refit="ridge", batch_size=8),
+    # regression: first differences in the input on top of the regressor's defaults since weight averaging
+    # within 1,200 steps (whose screen rows are short-segments-ridge-swa20's: the cap binds on no screen split)
+    "short-segments-ridge-swa20-diff": dict(SWA20_RIDGE, input_differences=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
