@@ -94,6 +94,10 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-ws10": dict(SWA20_B8_SEG8, window_slicing=0.1),
     # the classifier's defaults with 16 segments instead of 8 (4 -> 8 was the last change that passed)
     "short-segments-all-swa20-b8-seg16": dict(SWA20_B8_SEG8, n_segments=16),
+    # the classifier's defaults with mixup (new option; Zhang et al. 2018) at Beta(0.2, 0.2), the ImageNet
+    # setting (most batches nearly unmixed), and at Beta(1, 1), the CIFAR setting (uniform mixing weight)
+    "short-segments-all-swa20-b8-seg8-mix02": dict(SWA20_B8_SEG8, mixup=0.2),
+    "short-segments-all-swa20-b8-seg8-mix10": dict(SWA20_B8_SEG8, mixup=1.0),
     # the classifier's defaults with a third block (6 layers, receptive field of the convolutions 25 -> 57
     # steps, about 1.4x the time), with heads of width 4 instead of 2 (about 0.75x), and with both (about 1x)
     "short-segments-all-swa20-b8-seg8-blocks3": dict(SWA20_B8_SEG8, n_blocks=3),

@@ -9,10 +9,6 @@ these definitions, so a parameter is never restated.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
-from typing import Any
-
-import torch
 
 from ..networks import (
     ARCHITECTURES,
@@ -23,42 +19,8 @@ from ..networks import (
 )
 from ..networks.config import is_positive_int
 from ..training import REGRESSION_LOSSES
+from ._param import Param, _none_or, _number, _optimizer_class
 from ._ridge import REFITS
-
-#: ``Param.before`` when the parameter's earlier behaviour is its default.
-NOT_GIVEN = object()
-
-
-@dataclass(frozen=True)
-class Param:
-    """One hyperparameter: default, check (None: not checked here), what it must be, numpydoc text."""
-
-    default: Any
-    check: Any
-    what: str
-    doc: str
-    # the value that does what the estimators did before the parameter existed, where that is not the
-    # default: a model saved by an earlier version loads with it (``_persistence._upgrade_state``)
-    before: Any = NOT_GIVEN
-
-
-def _number(low=None, high=None, low_open=True, high_open=True):
-    def check(v):
-        if not isinstance(v, numbers.Real):
-            return False
-        ok_low = low is None or (v > low if low_open else v >= low)
-        return ok_low and (high is None or (v < high if high_open else v <= high))
-
-    return check
-
-
-def _none_or(check):
-    return lambda v: v is None or check(v)
-
-
-def _optimizer_class(v) -> bool:
-    return isinstance(v, type) and issubclass(v, torch.optim.Optimizer)
-
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -259,6 +221,17 @@ _OTHER = {
         "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
         before=0.0,
     ),
+    "mixup": Param(
+        0.0,
+        _number(0, low_open=False),
+        "a number >= 0",
+        "float, default=0.0\n"
+        "    Mixup of fine-tuning batches (Zhang et al. 2018): each batch trains on ``lam * x + (1 - lam) * x'``,\n"
+        "    ``x'`` the batch in a random order and ``lam ~ Beta(mixup, mixup)`` drawn per batch, with the same\n"
+        "    combination of the two targets' losses. Validation and prediction see the series as they are;\n"
+        "    0 switches it off (docs/training.md).",
+        before=0.0,
+    ),
     "label_smoothing": Param(
         0.0,
         _number(0, 1, low_open=False),
@@ -405,6 +378,7 @@ SUPERVISED = (
     "average_decay",
     "augmentation",
     "window_slicing",
+    "mixup",
     "n_estimators",
     "optimizer",
     "optimizer_kwargs",
@@ -438,9 +412,9 @@ CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_
 #: steps per stage (the cap bounds the time of the lost early stop on large sets; docs/accuracy.md).
 REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 1200}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
-#: the classifier's label smoothing).
+#: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
-                    "label_smoothing")  # fmt: skip
+                    "mixup", "label_smoothing")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)

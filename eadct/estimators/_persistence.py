@@ -8,7 +8,8 @@ import inspect
 import torch
 
 from ..provenance import VERSIONS_KEY, VERSIONS_OF, model_versions, warn_if_other_version
-from ._params import NOT_GIVEN, PARAMS, RENAMED
+from ._param import NOT_GIVEN
+from ._params import PARAMS, RENAMED
 
 
 class PicklesWeights:

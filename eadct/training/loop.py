@@ -73,6 +73,10 @@ class StageSettings:
         Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
         ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
         cross_entropy``'s ``label_smoothing``); the validation loss stays the plain cross-entropy.
+    mixup : float
+        Fine-tuning only: train on mixup batches (:func:`eadct.training.mixup_batch`), convex combinations of
+        pairs of series with a weight drawn from ``Beta(mixup, mixup)`` per batch, and the same combination of
+        their losses; the validation split and the validation loss see the series as they are. 0: off.
     max_steps : int or None
         At most this many optimizer steps in the stage, in whole epochs (at least one): where ``max_epochs``
         epochs of the training data's batches would take more, the stage runs fewer epochs, and
@@ -98,6 +102,7 @@ class StageSettings:
     augmentation: float = 0.0
     window_slicing: float = 0.0
     label_smoothing: float = 0.0
+    mixup: float = 0.0
     max_steps: int | None = None
 
     def capped(self, n_series: int) -> StageSettings:

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .augment import augment_magnitude, augment_window_slice
+from .augment import augment_magnitude, augment_window_slice, mixup_batch
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage, set_rng_state
@@ -98,8 +98,8 @@ def finetune(
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
-    epoch has the lowest validation loss. ``settings.window_slicing`` > 0 and ``settings.augmentation`` > 0
-    augment the training batches, in that order (never the validation split); ``settings.label_smoothing``
+    epoch has the lowest validation loss. ``settings.window_slicing`` > 0, ``settings.augmentation`` > 0 and
+    ``settings.mixup`` > 0 augment the training batches, in that order (never the validation split); ``settings.label_smoothing``
     > 0 smooths the classification targets of the training loss (the validation loss is the plain
     cross-entropy).
     """
@@ -119,6 +119,12 @@ def finetune(
             x = augment_window_slice(x, valid_steps, settings.window_slicing, generator)
         if settings.augmentation:
             x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
+        if settings.mixup:
+            x, valid_steps, partner, lam = mixup_batch(x, valid_steps, settings.mixup, generator)
+            outputs = net(x, valid_steps)
+            return lam * loss_of(outputs, y, settings.label_smoothing) + (1.0 - lam) * loss_of(
+                outputs, y[partner], settings.label_smoothing
+            )
         return loss_of(net(x, valid_steps), y, settings.label_smoothing)
 
     def evaluate(net, data):
