@@ -1,5 +1,5 @@
 """The options `augmentation` (magnitude augmentation of fine-tuning batches), `window_slicing` (time
-augmentation), `average_batch_norm` (BatchNorm statistics after weight averaging) and `label_smoothing`;
+augmentation), `average_batch_norm` (BatchNorm statistics after weight averaging), `label_smoothing` and `mixup`;
 docs/training.md."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.training import augment_magnitude, augment_window_slice
+from eadct.training import augment_magnitude, augment_window_slice, mixup_batch
 from eadct.training import stages as stages_module
 from eadct.training.augment import JITTER_SHARE
 
@@ -337,3 +337,85 @@ def test_a_capped_averaged_fit_resumes_exactly_after_a_kill(tmp_path, monkeypatc
     assert [r["epoch"] for r in whole.history_ if r["stage"] == "finetune"] == [1, 2, 3]
     resumed = _killed_then_resumed(EADCTRegressor, params, X, target, tmp_path, monkeypatch)  # killed in epoch 3
     np.testing.assert_array_equal(resumed.predict(X), whole.predict(X))
+
+
+# ---------------------------------------------------------------- mixup
+
+
+def test_beta_draw_has_the_beta_distributions_mean_and_variance():
+    from eadct.training.augment import beta_draw
+
+    g = torch.Generator().manual_seed(0)
+    for alpha in (0.2, 1.0, 3.0):
+        draws = np.array([beta_draw(alpha, g) for _ in range(4000)])
+        assert ((draws >= 0) & (draws <= 1)).all()
+        # Beta(a, a): mean 1/2, variance 1 / (4 (2a + 1)); 4000 draws put both within a few percent
+        assert abs(draws.mean() - 0.5) < 0.02
+        assert abs(draws.var() - 1 / (4 * (2 * alpha + 1))) < 0.1 / (4 * (2 * alpha + 1))
+
+
+def test_mixup_batch_mixes_pairs_over_the_union_of_their_valid_steps():
+    x = torch.randn(4, 6, 2)
+    valid = torch.arange(6)[None, :] < torch.tensor([[6], [4], [2], [5]])
+    x = x * valid.unsqueeze(-1)
+    mixed, mixed_valid, partner, lam = mixup_batch(x, valid, 0.4, torch.Generator().manual_seed(3))
+    assert sorted(partner.tolist()) == [0, 1, 2, 3] and 0.0 <= lam <= 1.0
+    torch.testing.assert_close(mixed, lam * x + (1 - lam) * x[partner])
+    assert torch.equal(mixed_valid, valid | valid[partner])
+    assert bool((mixed[~mixed_valid] == 0).all())
+    again = mixup_batch(x, valid, 0.4, torch.Generator().manual_seed(3))
+    assert torch.equal(again[0], mixed) and again[3] == lam
+    assert mixup_batch(x, None, 0.4, torch.Generator().manual_seed(3))[1] is None
+
+
+def test_mixup_zero_is_the_plain_model_and_a_mixed_fit_is_deterministic_and_round_trips():
+    X, y = make_panel(n=20)
+    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, mixup=0.0).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, mixup=0.2).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert not np.array_equal(proba, plain)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    Xu, yu, target = make_unequal(n=16)
+    assert EADCTClassifier(**FAST, mixup=1.0).fit(Xu, yu).predict_proba(Xu).shape == (16, len(np.unique(yu)))
+    reg = EADCTRegressor(**FAST, mixup=0.2).fit(Xu, target)
+    assert np.isfinite(reg.predict(Xu)).all()
+
+
+def test_mixup_enters_the_training_batches_only(monkeypatch):
+    """Training batches (gradients on) are mixed, each loss taken against both targets of a pair; the validation
+    split is scored as it is."""
+    X, y = make_panel(n=20)
+    grad_calls, eval_calls, mixes = [], [], []
+    real_loss, real_mix = torch.nn.functional.cross_entropy, stages_module.mixup_batch
+
+    def recording(outputs, target, label_smoothing=0.0):
+        (grad_calls if torch.is_grad_enabled() else eval_calls).append(target.clone())
+        return real_loss(outputs, target, label_smoothing=label_smoothing)
+
+    def mixing(x, valid, alpha, generator):
+        mixes.append(alpha)
+        return real_mix(x, valid, alpha, generator)
+
+    monkeypatch.setattr(stages_module.F, "cross_entropy", recording)
+    monkeypatch.setattr(stages_module, "mixup_batch", mixing)
+    params = {**FAST, "max_epochs": 2, "validation_fraction": 0.25, "average_epochs": None}
+    EADCTClassifier(**params, mixup=0.5).fit(X, y)
+    assert mixes and set(mixes) == {0.5}
+    assert len(grad_calls) == 2 * len(mixes)  # two losses per mixed batch: its own targets, its partners'
+    assert eval_calls  # the validation split is scored without a mixup draw
+    assert sorted(grad_calls[0].tolist()) == sorted(grad_calls[1].tolist())
+
+
+def test_mixup_is_checked_supervised_only_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (-0.1, "0.2", None):
+        with pytest.raises(ValueError, match=r"mixup must be a number >= 0"):
+            EADCTClassifier(mixup=bad).fit(X, y)
+    with pytest.raises(TypeError, match="mixup"):
+        EADCTRepresentation(mixup=0.2)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "mixup")
+    assert old.mixup == 0.0
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))

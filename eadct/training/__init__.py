@@ -20,6 +20,7 @@ __all__ = [
     "length_sorted_batches",
     "make_geometric_mask",
     "masked_mse",
+    "mixup_batch",
     "predict_outputs",
     "pretrain",
     "run_stage",

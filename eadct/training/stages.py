@@ -99,9 +99,10 @@ def finetune(
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
     epoch has the lowest validation loss. ``settings.window_slicing`` > 0, ``settings.augmentation`` > 0 and
-    ``settings.mixup`` > 0 augment the training batches, in that order (never the validation split); ``settings.label_smoothing``
-    > 0 smooths the classification targets of the training loss (the validation loss is the plain
-    cross-entropy).
+    ``settings.mixup`` > 0 augment the training batches, in that order (never the validation split; mixup's
+    loss is the mixing weights' combination of the losses against both series' targets);
+    ``settings.label_smoothing`` > 0 smooths the classification targets of the training loss (the validation
+    loss is the plain cross-entropy).
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
