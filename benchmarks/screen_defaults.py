@@ -176,6 +176,9 @@ CANDIDATES = {
     # regression: first differences in the input on top of the regressor's defaults since weight averaging
     # within 1,200 steps (whose screen rows are short-segments-ridge-swa20's: the cap binds on no screen split)
     "short-segments-ridge-swa20-diff": dict(SWA20_RIDGE, input_differences=True),
+    # regression: mixup at Beta(0.2, 0.2) on top of the regressor's defaults (the series and the targets mixed
+    # alike: exact where the target is linear in the series, as fat content in absorbance spectra)
+    "short-segments-ridge-swa20-mix02": dict(SWA20_RIDGE, mixup=0.2),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
