@@ -98,6 +98,10 @@ CANDIDATES = {
     # setting (most batches nearly unmixed), and at Beta(1, 1), the CIFAR setting (uniform mixing weight)
     "short-segments-all-swa20-b8-seg8-mix02": dict(SWA20_B8_SEG8, mixup=0.2),
     "short-segments-all-swa20-b8-seg8-mix10": dict(SWA20_B8_SEG8, mixup=1.0),
+    # the classifier's defaults in batches of 4 (16 -> 8 was a step that passed: twice the optimizer steps per
+    # epoch, each noisier), at the same learning rate and at half of it (the same ratio of rate to batch size)
+    "short-segments-all-swa20-b4-seg8": dict(SWA20_B8_SEG8, batch_size=4),
+    "short-segments-all-swa20-b4-seg8-lr05": dict(SWA20_B8_SEG8, batch_size=4, lr=5e-4),
     # the classifier's defaults with a third block (6 layers, receptive field of the convolutions 25 -> 57
     # steps, about 1.4x the time), with heads of width 4 instead of 2 (about 0.75x), and with both (about 1x)
     "short-segments-all-swa20-b8-seg8-blocks3": dict(SWA20_B8_SEG8, n_blocks=3),
