@@ -346,7 +346,7 @@ def test_beta_draw_has_the_beta_distributions_mean_and_variance():
     from eadct.training.augment import beta_draw
 
     g = torch.Generator().manual_seed(0)
-    for alpha in (0.2, 1.0, 3.0):
+    for alpha in (0.2, 1.0, 3.0, 50.0):  # Johnk's method up to 1, Marsaglia and Tsang's gamma ratio above
         draws = np.array([beta_draw(alpha, g) for _ in range(4000)])
         assert ((draws >= 0) & (draws <= 1)).all()
         # Beta(a, a): mean 1/2, variance 1 / (4 (2a + 1)); 4000 draws put both within a few percent

@@ -12,6 +12,8 @@ combinations of pairs of its series, and the loss on the same combination of the
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 #: The jitter's standard deviation as a share of the scaling's (0.03 / 0.1, Um et al. 2017).
@@ -62,16 +64,33 @@ def augment_window_slice(
 
 
 def beta_draw(alpha: float, generator: torch.Generator) -> float:
-    """One draw from ``Beta(alpha, alpha)`` with ``generator``'s uniform draws (torch's Beta sampler takes no
-    generator): Johnk's (1964) rejection method, ``U ** (1 / alpha) / (U ** (1 / alpha) + V ** (1 / alpha))``
-    for the first pair ``(U, V)`` with ``U ** (1 / alpha) + V ** (1 / alpha) <= 1``. Pairs are drawn 256 at a
-    time; at ``alpha <= 1`` at least half of them are accepted."""
+    """One draw from ``Beta(alpha, alpha)`` from ``generator``'s draws (torch's Beta sampler takes no generator).
+
+    ``alpha <= 1``: Johnk's (1964) rejection method, ``U ** (1 / alpha) / (U ** (1 / alpha) + V ** (1 / alpha))``
+    for the first uniform pair with ``U ** (1 / alpha) + V ** (1 / alpha) <= 1``, drawn 256 pairs at a time (at
+    least half are accepted at ``alpha <= 1``; the acceptance falls factorially above it). ``alpha > 1``: the ratio
+    ``G1 / (G1 + G2)`` of two ``Gamma(alpha)`` draws by Marsaglia and Tsang's (2000) method."""
+    if alpha <= 1.0:
+        while True:
+            u, v = torch.rand((2, 256), generator=generator, dtype=torch.float64) ** (1.0 / alpha)
+            accepted = torch.nonzero((u + v <= 1.0) & (u + v > 0.0))
+            if len(accepted):
+                i = int(accepted[0, 0])
+                return float(u[i] / (u[i] + v[i]))
+    g1, g2 = _gamma_draw(alpha, generator), _gamma_draw(alpha, generator)
+    return g1 / (g1 + g2)
+
+
+def _gamma_draw(shape: float, generator: torch.Generator) -> float:
+    """One ``Gamma(shape)`` draw, ``shape >= 1`` (Marsaglia and Tsang 2000), from ``generator``'s draws."""
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
     while True:
-        u, v = torch.rand((2, 256), generator=generator, dtype=torch.float64) ** (1.0 / alpha)
-        accepted = torch.nonzero((u + v <= 1.0) & (u + v > 0.0))
-        if len(accepted):
-            i = int(accepted[0, 0])
-            return float(u[i] / (u[i] + v[i]))
+        x = float(torch.randn((), generator=generator, dtype=torch.float64))
+        v = (1.0 + c * x) ** 3
+        u = float(torch.rand((), generator=generator, dtype=torch.float64))
+        if v > 0 and math.log(max(u, 1e-300)) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return d * v
 
 
 def mixup_batch(
