@@ -184,7 +184,7 @@ CANDIDATES = {
     # alike: exact where the target is linear in the series, as fat content in absorbance spectra)
     "short-segments-ridge-swa20-mix02": dict(SWA20_RIDGE, mixup=0.2),
     # regression: dropout 0.2 on top of the regressor's defaults (without the early stop every fit trains all its
-    # epochs; dropout 0 lost, 1.002x and 4 / 8: is more of it better?)
+    # epochs; dropout 0 lost against these rows, 1.158x and 3 / 9: is more of it better?)
     "short-segments-ridge-swa20-drop2": dict(SWA20_RIDGE, dropout=0.2),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
