@@ -186,6 +186,9 @@ CANDIDATES = {
     # regression: dropout 0.2 on top of the regressor's defaults (without the early stop every fit trains all its
     # epochs; dropout 0 lost against these rows, 1.158x and 3 / 9: is more of it better?)
     "short-segments-ridge-swa20-drop2": dict(SWA20_RIDGE, dropout=0.2),
+    # regression: the regressor's defaults without the ridge refit of the head (the head as fine-tuned and
+    # averaged; the refit was chosen on the early-stopped base, never screened again on the averaged one)
+    "short-segments-ridge-swa20-norefit": dict(SWA20_RIDGE, head_refit=None),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
