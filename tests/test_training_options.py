@@ -171,15 +171,21 @@ def test_average_batch_norm_is_checked_and_old_models_load_with_the_mean():
 # ---------------------------------------------------------------- label_smoothing
 
 
-def test_label_smoothing_zero_is_the_plain_model_and_a_smoothed_fit_is_deterministic():
+def assert_zero_is_plain_and_the_option_is_deterministic(name: str, value: float) -> None:
+    """``name=0`` fits the plain classifier exactly; ``name=value`` changes the fit, and its clone and pickle
+    predict what it does."""
     X, y = make_panel(n=20)
     plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(EADCTClassifier(**FAST, label_smoothing=0.0).fit(X, y).predict_proba(X), plain)
-    clf = EADCTClassifier(**FAST, label_smoothing=0.2).fit(X, y)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, **{name: 0.0}).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, **{name: value}).fit(X, y)
     proba = clf.predict_proba(X)
     assert not np.array_equal(proba, plain)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+
+
+def test_label_smoothing_zero_is_the_plain_model_and_a_smoothed_fit_is_deterministic():
+    assert_zero_is_plain_and_the_option_is_deterministic("label_smoothing", 0.2)
 
 
 def test_label_smoothing_enters_the_training_loss_only(monkeypatch):
@@ -369,14 +375,7 @@ def test_mixup_batch_mixes_pairs_over_the_union_of_their_valid_steps():
 
 
 def test_mixup_zero_is_the_plain_model_and_a_mixed_fit_is_deterministic_and_round_trips():
-    X, y = make_panel(n=20)
-    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(EADCTClassifier(**FAST, mixup=0.0).fit(X, y).predict_proba(X), plain)
-    clf = EADCTClassifier(**FAST, mixup=0.2).fit(X, y)
-    proba = clf.predict_proba(X)
-    assert not np.array_equal(proba, plain)
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    assert_zero_is_plain_and_the_option_is_deterministic("mixup", 0.2)
     Xu, yu, target = make_unequal(n=16)
     assert EADCTClassifier(**FAST, mixup=1.0).fit(Xu, yu).predict_proba(Xu).shape == (16, len(np.unique(yu)))
     reg = EADCTRegressor(**FAST, mixup=0.2).fit(Xu, target)
