@@ -192,6 +192,11 @@ CANDIDATES = {
     # regression: the regressor's defaults without the ridge refit of the head (the head as fine-tuned and
     # averaged; the refit was chosen on the early-stopped base, never screened again on the averaged one)
     "short-segments-ridge-swa20-norefit": dict(SWA20_RIDGE, head_refit=None),
+    # the global max of each feature beside the mean and the part means (pooling="segments-max", new): the
+    # peak of a feature wherever it falls, which part means blur and MiniRocket's max-like pooling reads;
+    # on the classifier's and on the regressor's defaults
+    "short-segments-all-swa20-b8-seg8-smax": dict(SWA20_B8_SEG8, pooling="segments-max"),
+    "short-segments-ridge-swa20-smax": dict(SWA20_RIDGE, pooling="segments-max"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

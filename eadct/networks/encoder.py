@@ -147,9 +147,9 @@ class EADCTEncoder(nn.Module):
 
 
 #: Poolings of the step representations into one vector per series (the head's input).
-POOLINGS = ("mean", "max", "mean-max", "segments", "flatten")
-#: Consecutive parts of a series that ``pooling="segments"`` averages separately, unless told otherwise
-#: (the estimators' ``n_segments``).
+POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "flatten")
+#: Consecutive parts of a series that ``pooling="segments"`` (and ``"segments-max"``) averages separately,
+#: unless told otherwise (the estimators' ``n_segments``).
 N_SEGMENTS = 4
 
 
@@ -157,7 +157,7 @@ def pooled_width(how: str, d: int, n_steps: int | None = None, n_segments: int =
     """Width of :func:`pool_steps`' output for step representations of width ``d``."""
     if how not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")
-    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1}.get(how)
+    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1, "segments-max": n_segments + 2}.get(how)
     if factor is None:  # flatten
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
@@ -209,7 +209,8 @@ def pool_steps(
 
     ``"mean"``, ``"max"``: ``(B, d)``; ``"mean-max"``: both, ``(B, 2d)``; ``"segments"``: the mean, then the
     means over ``n_segments`` consecutive equal parts of each series (the coarse temporal layout that
-    flattening keeps, for any length), ``(B, (n_segments + 1) d)``. ``"flatten"`` (TST's head input) zeroes
+    flattening keeps, for any length), ``(B, (n_segments + 1) d)``; ``"segments-max"``: the mean, the max,
+    then the same part means, ``(B, (n_segments + 2) d)``. ``"flatten"`` (TST's head input) zeroes
     the padded steps, right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer
     series) and returns ``(B, n_steps * d)``.
     """
@@ -221,6 +222,8 @@ def pool_steps(
         return torch.cat([_mean(h, valid), _max(h, valid)], dim=1)
     if how == "segments":
         return _segments(h, valid, n_segments)
+    if how == "segments-max":
+        return torch.cat([_mean(h, valid), _max(h, valid), part_means(h, valid, n_segments)], dim=1)
     if how == "flatten":
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
