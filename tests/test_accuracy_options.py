@@ -68,7 +68,21 @@ def test_models_saved_before_n_segments_load_with_four():
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
-@pytest.mark.parametrize("how", ["mean-max", "segments"])
+def test_segments_max_is_the_mean_the_max_then_the_part_means():
+    h = torch.tensor([[0.0, 5.0, 1.0, 2.0, 9.0, 3.0, 4.0, 0.0]]).reshape(1, 8, 1)
+    out = pool_steps(h, None, "segments-max", n_segments=4)
+    torch.testing.assert_close(out, torch.tensor([[3.0, 9.0, 2.5, 1.5, 6.0, 2.0]]))
+    assert pooled_width("segments-max", 4, n_segments=8) == 40
+    # the max reads valid steps only: a padded step larger than every valid one changes nothing
+    padded = torch.cat([h[:, :5], torch.full((1, 3, 1), 100.0)], dim=1)
+    valid = torch.arange(8)[None, :] < 5
+    torch.testing.assert_close(pool_steps(padded, valid, "segments-max"), pool_steps(h[:, :5], None, "segments-max"))
+    X, y = make_panel(n=16)
+    reg = EADCTRegressor(**FAST, pooling="segments-max").fit(X, y.astype(float))
+    assert reg.transform(X).shape == (len(X), (reg.n_segments + 2) * TINY["d_model"])
+
+
+@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max"])
 def test_new_poolings_fit_unequal_lengths_and_pickle(how):
     X, y, _ = make_unequal(lengths=(3, 15))
     clf = EADCTClassifier(**{**FAST, "pooling": how}).fit(X, y)
