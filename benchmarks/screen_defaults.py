@@ -7,7 +7,8 @@ inner training part and scored on the hold-out (accuracy or RMSE), with its fit 
 opened, so the defaults chosen from this table are chosen on TRAIN only; the accuracy benchmark
 (``eadct-tables run accuracy``) then measures them on TEST.
 
-Candidates are named sets of estimator parameters on top of the estimators' defaults (``CANDIDATES``). Every
+Candidates are named sets of estimator parameters on top of a fixed reference of the estimators' defaults
+(``CANDIDATES``, ``resolve``: a name means the same fit after a default changes). Every
 finished (candidate, dataset, seed) is appended to ``--out`` (JSON lines) at once, so a killed screen rerun
 with the same command goes on where it stopped. The table printed: per dataset the hold-out score of each
 candidate, then per candidate the mean score and mean rank over the classification sets, the mean rank and
@@ -27,10 +28,11 @@ import numpy as np
 
 from eadct.tables import append_jsonl, read_jsonl
 
-#: Named candidates: estimator parameters on top of the defaults of the day. A stored row keeps the defaults it
-#: ran with: the regression rows of "short-segments" (and of the candidates built on it without
-#: ``head_refit``) predate the regressor's ridge head; the same names run today would refit it. "paper" is the
-#: paper's configuration of MODEL_SPEC (the defaults before the screen); the others change one or a few things.
+#: Named candidates: estimator parameters on top of a fixed reference, the defaults when the tables' result keys
+#: were last reset (``eadct.tables._keys.REFERENCE_DEFAULTS``: batches of 16, 4 segments, a validation split of
+#: 0.1, no weight averaging, no ridge refit), not on top of the defaults of the day, so that a name means the same
+#: fit whenever it runs (``resolve``). "paper" is the paper's configuration of MODEL_SPEC (the defaults before the
+#: screen); the others change one or a few things.
 PAPER = dict(pooling="mean", max_epochs=100, pretrain_epochs=50, n_iter_no_change=30, batch_size=32)
 #: Shorter training, tokens pooled before attention on long series ("auto"), batches of 16.
 SHORT = dict(PAPER, max_epochs=60, pretrain_epochs=20, n_iter_no_change=20, batch_size=16, attention_downsample="auto")
@@ -196,6 +198,9 @@ CANDIDATES = {
     # peak of a feature wherever it falls, which part means blur and MiniRocket's max-like pooling reads;
     # on the classifier's and on the regressor's defaults
     "short-segments-all-swa20-b8-seg8-smax": dict(SWA20_B8_SEG8, pooling="segments-max"),
+    # the classifier's defaults in batches of 16 (before batches of 8, but with 8 segments): fitted as
+    # "short-segments-all-swa20" on seeds 2 and 3 while candidates still sat on the defaults of the day
+    "short-segments-all-swa20-seg8": dict(SWA20, n_segments=8),
     "short-segments-ridge-swa20-smax": dict(SWA20_RIDGE, pooling="segments-max"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
@@ -232,6 +237,18 @@ def inner_split(y, holdout: float, seed: int, classification: bool):
     return np.sort(np.array(fit)), np.sort(np.array(held))
 
 
+def resolve(candidate: str, cls) -> dict:
+    """The estimator parameters of ``candidate`` for ``cls``: ``CANDIDATES[candidate]`` on top of the reference
+    defaults (those of the reference that ``cls`` has). Until November 2026 candidates sat on top of the defaults
+    of the day, so a name rerun after a default changed fitted another model (docs/accuracy.md, "Diagnostic: the
+    screen's gains on fresh hold-outs"); every stored row had run with the reference's values for the settings
+    its candidate does not name."""
+    from eadct.tables._keys import REFERENCE_DEFAULTS
+
+    own = cls().get_params()
+    return {**{k: v for k, v in REFERENCE_DEFAULTS.items() if k in own}, **CANDIDATES[candidate]}
+
+
 def fit_candidate(name, candidate, X, y, seed, holdout=1 / 3):
     """The screen's fit of ``candidate`` on dataset ``name``'s TRAIN (X, y): split by ``inner_split``, the
     estimator fitted on the fitted part. Returns (estimator, fit indices, hold-out indices, fit seconds)."""
@@ -243,7 +260,7 @@ def fit_candidate(name, candidate, X, y, seed, holdout=1 / 3):
     fit_idx, held_idx = inner_split(np.asarray(y), holdout, seed, classification)
     cls = EADCTClassifier if classification else EADCTRegressor
     params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
-              **DATASET_PARAMS.get(name, {}), **CANDIDATES[candidate]}  # fmt: skip
+              **DATASET_PARAMS.get(name, {}), **resolve(candidate, cls)}  # fmt: skip
     if "attention_tokens" in params:  # "auto"'s rule with another cap, on the longest series that trains
         longest = max(np.shape(x)[-1] for x in subset(X, fit_idx))
         params["attention_downsample"] = auto_downsample(longest, params.pop("attention_tokens"))
@@ -265,7 +282,8 @@ def _run_one(name, candidate, X, y, seed, holdout):
     epochs = sum(1 for r in est.history_ if r["stage"] == "finetune")
     return dict(candidate=candidate, dataset=name, seed=seed, task="classification" if classification else "regression",
                 score=value, fit_s=fit_s, n_fit=len(fit_idx), n_holdout=len(held_idx), finetune_epochs=epochs,
-                params=CANDIDATES[candidate], threads=torch.get_num_threads())  # fmt: skip
+                params=CANDIDATES[candidate], settings=resolve(candidate, type(est)),
+                threads=torch.get_num_threads())  # fmt: skip
 
 
 def read_results(path: Path) -> list[dict]:

@@ -107,8 +107,8 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(24, 2, 12)), np.repeat(np.arange(3), 8)
     asked = _serve_as_every_split(monkeypatch, X, y)
-    monkeypatch.setitem(screen.CANDIDATES, "tiny", dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1,
-                                                          pretrain_epochs=0))  # fmt: skip
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
+    monkeypatch.setitem(screen.CANDIDATES, "tiny", tiny)
     fit, held = screen.inner_split(y, 1 / 3, 0, True)
     assert set(fit).isdisjoint(held) and sorted(np.concatenate([fit, held])) == list(range(24))
     assert all(np.sum(y[held] == c) == 3 for c in range(3))  # stratified
@@ -119,6 +119,27 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     screen.main(argv)  # finished: nothing fitted again
     assert len(screen.read_results(out)) == 1
     assert "| Toy |" in capsys.readouterr().out
+
+
+def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_day(screen):
+    """A candidate's name means one fit whenever it runs: the defaults' candidates resolve to today's defaults,
+    and an older base keeps the values it ran with after the defaults moved on."""
+    from eadct import EADCTClassifier, EADCTRegressor
+    from eadct.tables._keys import REFERENCE_DEFAULTS
+
+    def decides(est_params):
+        return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}
+
+    assert screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier) == decides(
+        EADCTClassifier().get_params()
+    )
+    regressor = screen.resolve("short-segments-ridge-swa20", EADCTRegressor)
+    # the regressor's defaults but the step cap, which binds on no screen split (docs/accuracy.md)
+    assert {**regressor, "max_steps": 1200} == decides(EADCTRegressor().get_params())
+    before_8_segments = screen.resolve("short-segments-all-swa20-b8", EADCTClassifier)
+    assert before_8_segments["n_segments"] == 4 != EADCTClassifier().n_segments
+    short = screen.resolve("short-segments", EADCTRegressor)
+    assert short["head_refit"] is None and short["validation_fraction"] == 0.1 and short["average_epochs"] is None
 
 
 def test_fit_diagnostics_reads_only_train(tmp_path, monkeypatch, capsys, sibling_script):
