@@ -204,6 +204,9 @@ CANDIDATES = {
     # the classifier's defaults fine-tuned for 80 epochs instead of 60 (the last 20 still averaged): a third more
     # optimizer steps, the one lever that replicated on fresh splits being batches of 8 (twice the steps)
     "short-segments-all-swa20-b8-seg8-e80": dict(SWA20_B8_SEG8, max_epochs=80),
+    # regression: batches of 8 on top of the regressor's defaults, with their step cap (which now binds on the
+    # larger splits: twice the steps per epoch); the classifier's batches of 8 replicated on fresh splits
+    "short-segments-ridge-swa20-b8": dict(SWA20_RIDGE, batch_size=8, max_steps=1200),
     "short-segments-ridge-swa20-smax": dict(SWA20_RIDGE, pooling="segments-max"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
