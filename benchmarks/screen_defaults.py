@@ -198,6 +198,7 @@ CANDIDATES = {
     # peak of a feature wherever it falls, which part means blur and MiniRocket's max-like pooling reads;
     # on the classifier's and on the regressor's defaults
     "short-segments-all-swa20-b8-seg8-smax": dict(SWA20_B8_SEG8, pooling="segments-max"),
+    "short-segments-ridge-swa20-smax": dict(SWA20_RIDGE, pooling="segments-max"),
     # the classifier's defaults in batches of 16 (before batches of 8, but with 8 segments): fitted as
     # "short-segments-all-swa20" on seeds 2 and 3 while candidates still sat on the defaults of the day
     "short-segments-all-swa20-seg8": dict(SWA20, n_segments=8),
@@ -207,7 +208,6 @@ CANDIDATES = {
     # regression: batches of 8 on top of the regressor's defaults, with their step cap (which now binds on the
     # larger splits: twice the steps per epoch); the classifier's batches of 8 replicated on fresh splits
     "short-segments-ridge-swa20-b8": dict(SWA20_RIDGE, batch_size=8, max_steps=1200),
-    "short-segments-ridge-swa20-smax": dict(SWA20_RIDGE, pooling="segments-max"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
