@@ -29,7 +29,7 @@ import numpy as np
 from eadct.tables import append_jsonl, read_jsonl
 
 #: Named candidates: estimator parameters on top of a fixed reference, the defaults when the tables' result keys
-#: were last reset (``eadct.tables._keys.REFERENCE_DEFAULTS``: batches of 16, 4 segments, a validation split of
+#: were last reset (``eadct.tables.REFERENCE_DEFAULTS``: batches of 16, 4 segments, a validation split of
 #: 0.1, no weight averaging, no ridge refit), not on top of the defaults of the day, so that a name means the same
 #: fit whenever it runs (``resolve``). "paper" is the paper's configuration of MODEL_SPEC (the defaults before the
 #: screen); the others change one or a few things.
@@ -249,7 +249,7 @@ def resolve(candidate: str, cls) -> dict:
     of the day, so a name rerun after a default changed fitted another model (docs/accuracy.md, "Diagnostic: the
     screen's gains on fresh hold-outs"); every stored row had run with the reference's values for the settings
     its candidate does not name."""
-    from eadct.tables._keys import REFERENCE_DEFAULTS
+    from eadct.tables import REFERENCE_DEFAULTS
 
     own = cls().get_params()
     return {**{k: v for k, v in REFERENCE_DEFAULTS.items() if k in own}, **CANDIDATES[candidate]}

@@ -125,7 +125,7 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     """A candidate's name means one fit whenever it runs: the defaults' candidates resolve to today's defaults,
     and an older base keeps the values it ran with after the defaults moved on."""
     from eadct import EADCTClassifier, EADCTRegressor
-    from eadct.tables._keys import REFERENCE_DEFAULTS
+    from eadct.tables import REFERENCE_DEFAULTS
 
     def decides(est_params):
         return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}

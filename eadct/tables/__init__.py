@@ -6,12 +6,14 @@ Command line: ``python -m eadct.tables run table2 --profile quick --data-dir ../
 
 from ._config import ModelSpec, Profile, TableConfig, TableConfigError, available_tables, load_table
 from ._data import score, subset
+from ._keys import REFERENCE_DEFAULTS
 from ._minirocket import fit_minirocket
 from ._report import ReportNotReplaced, build_report, collect_results
 from ._runner import load_data, result_path, run_table, run_unit
 from ._store import append_jsonl, read_jsonl
 
 __all__ = [
+    "REFERENCE_DEFAULTS",
     "ModelSpec",
     "Profile",
     "ReportNotReplaced",
