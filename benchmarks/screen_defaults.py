@@ -212,6 +212,9 @@ CANDIDATES = {
     # 4 heads so that each keeps the defaults' query/key width of 2; on the classifier's and the regressor's defaults
     "short-segments-all-swa20-b8-seg8-p125": dict(SWA20_B8_SEG8, attention_ratio=0.125, n_heads=4),
     "short-segments-ridge-swa20-p125": dict(SWA20_RIDGE, attention_ratio=0.125, n_heads=4),
+    # regression: the regressor's defaults with each prediction clipped to the fitted part's target range
+    # (clip_predictions, new): on the noisy sets the ridge head predicts with nearly the targets' spread
+    "short-segments-ridge-swa20-clip": dict(SWA20_RIDGE, clip_predictions=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -17,7 +17,7 @@ from ..networks import (
     POOLINGS,
     encoder_settings,
 )
-from ..networks.config import is_positive_int
+from ..networks.config import is_positive_int, is_switch
 from ..training import REGRESSION_LOSSES
 from ._param import Param, _none_or, _number, _optimizer_class
 from ._ridge import REFITS
@@ -99,6 +99,17 @@ _OTHER = {
         "    the head's, the input's block weighed against the representation by leave-one-out on TRAIN (weight 0\n"
         "    drops it). A linear path for sets whose signal lies in the input's shape (docs/training.md).",
         before=None,
+    ),
+    "clip_predictions": Param(
+        False,
+        is_switch,
+        "True or False",
+        "bool, default=False\n"
+        "    Clip each predicted target to the range of that target in TRAIN (its minimum and maximum in fit). On\n"
+        "    small, noisy sets a head fitted to a representation that has seen the TRAIN targets can predict far\n"
+        "    outside them; the clip bounds that error, and changes nothing where predictions stay inside\n"
+        '    (docs/accuracy.md, "Candidate: predictions clipped to TRAIN\'s target range").',
+        before=False,
     ),
     "max_epochs": Param(
         60,
@@ -396,7 +407,7 @@ SUPERVISED = (
 #: ``EADCTRegressor``'s parameters: the supervised ones, its loss and its head refit.
 REGRESSOR = (
     SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
-    + ("loss", "head_refit", "head_input_parts")
+    + ("loss", "head_refit", "head_input_parts", "clip_predictions")
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.

@@ -49,6 +49,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         With ``head_refit="ridge"`` (and the squared error): the strength leave-one-out chose per member and target.
     head_input_weight_ : ndarray of shape (n_estimators,)
         With ``head_input_parts``: the weight of the input's block that leave-one-out chose per member (0: none).
+    target_min_, target_max_ : ndarray of shape (n_targets,)
+        The smallest and largest value of each target in fit: the range ``clip_predictions`` clips to.
 {FITTED_DOC}
     Examples
     --------
@@ -88,6 +90,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
             self.target_mean_, scale = _target_location_scale(y2, self.loss)
             self.target_scale_ = np.where(scale > 1e-12, scale, 1.0)
             targets = ((y2 - self.target_mean_) / self.target_scale_).astype(np.float32)
+            self.target_min_, self.target_max_ = y2.min(axis=0), y2.max(axis=0)
         if not (np.isfinite(self.target_scale_).all() and np.isfinite(targets).all()):
             raise ValueError(
                 f"{type(self).__name__}: y has values up to {np.abs(y2).max():.3g}, too large to standardise in "
@@ -114,6 +117,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     def predict(self, X):
         """Predicted targets, shape (n_samples,) or (n_samples, n_targets) as y in fit."""
         out = self._forward(X) * self.target_scale_ + self.target_mean_
+        if self.clip_predictions:
+            out = np.clip(out, self.target_min_, self.target_max_)
         return out[:, 0] if self._y_ndim == 1 else out
 
     def __sklearn_tags__(self):

@@ -29,6 +29,7 @@ REFERENCE_DEFAULTS = {
     "batch_size": 16,
     "beta": 0.3,
     "clip_grad_norm": 4.0,
+    "clip_predictions": False,
     "conv_kernel_size": 3,
     "d_ff": 256,
     "d_model": 64,
