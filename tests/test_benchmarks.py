@@ -302,3 +302,27 @@ def test_constant_baseline_scores_the_train_constant_on_test(tmp_path, capsys, s
     assert scores == pytest.approx({"mean": 2.0, "median": 3.5})
     baseline.main(["--data-dir", str(tmp_path)])
     assert "| ToyR | regression | 4 / 4 | RMSE: mean 2, median 3.5 |" in capsys.readouterr().out
+
+
+def test_regression_spread_reads_train_only_and_its_clip_never_hurts_inside_the_range(
+    monkeypatch, capsys, sibling_script
+):
+    """benchmarks/regression_spread.py: the screen's split of TRAIN, its candidate's fit, and on the hold-out the
+    RMSE, the clipped RMSE and the fitted part's mean target's; with every held-out target inside the fitted range
+    the clip can only bring predictions nearer."""
+    import numpy as np
+
+    spread = sibling_script("regression_spread.py")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 1, 12))
+    y = 3.0 * X[:, 0].mean(axis=1)
+    fit, held = spread.screen.inner_split(y, 1 / 3, 0, False)
+    y[fit[:2]] = [-10.0, 10.0]  # the fitted part spans every held-out target
+    asked = _serve_as_every_split(monkeypatch, X, y)
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=2, pretrain_epochs=0, head_refit="ridge")
+    monkeypatch.setitem(spread.screen.CANDIDATES, "tiny", tiny)
+    spread.main(["--datasets", "Toy", "--seeds", "0", "--candidate", "tiny", "--data-dir", "x"])
+    row = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert asked == ["train"] and row["dataset"] == "Toy" and row["seed"] == 0
+    assert row["mean_target"] == pytest.approx(np.sqrt(np.mean((y[held] - y[fit].mean()) ** 2)))
+    assert row["clipped"] <= row["rmse"] and 0.0 <= row["outside"] <= 1.0 and row["spread"] >= 0.0

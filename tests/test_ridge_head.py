@@ -171,3 +171,35 @@ def test_input_path_needs_the_ridge_refit_and_is_off_by_default():
         EADCTRegressor(**FAST, head_input_parts=0).fit(X, y)
     reg = EADCTRegressor(**FAST, head_input_parts=4).fit(X, y)
     assert not hasattr(reg.set_params(head_input_parts=None).fit(X, y), "head_input_weight_")
+
+
+def test_clip_predictions_bounds_each_target_to_its_train_range_and_changes_nothing_else():
+    X, y = _data()
+    Y = np.column_stack([y, -10.0 * y])  # two targets on other scales: each clipped to its own range
+    far = 6.0 * np.asarray(X)  # series far outside TRAIN, whose predictions leave the range
+    plain = EADCTRegressor(**FAST).fit(X, Y)
+    clipped = EADCTRegressor(**FAST, clip_predictions=True).fit(X, Y)
+    np.testing.assert_array_equal(clipped.target_min_, Y.min(axis=0))
+    np.testing.assert_array_equal(clipped.target_max_, Y.max(axis=0))
+    raw = plain.predict(far)
+    assert ((raw < Y.min(axis=0)) | (raw > Y.max(axis=0))).any()  # the test can fail: some leave the range
+    # the same network (the clip acts after it): every prediction is the unclipped one clipped, column by column
+    np.testing.assert_array_equal(clipped.predict(far), np.clip(raw, Y.min(axis=0), Y.max(axis=0)))
+    np.testing.assert_array_equal(clipped.transform(far), plain.transform(far))
+    inside = plain.predict(X)
+    kept = (inside >= Y.min(axis=0)) & (inside <= Y.max(axis=0))
+    np.testing.assert_array_equal(clipped.predict(X)[kept], inside[kept])
+
+
+def test_clip_predictions_is_off_by_default_checked_round_trips_and_loads_into_older_models():
+    X, y = _data()
+    assert EADCTRegressor().clip_predictions is False and "clip_predictions" not in EADCTClassifier().get_params()
+    with pytest.raises(ValueError, match="clip_predictions must be True or False"):
+        EADCTRegressor(**FAST, clip_predictions="yes").fit(X, y)
+    reg = EADCTRegressor(**FAST, clip_predictions=np.bool_(True)).fit(X[:20], y[:20])  # from a parameter grid
+    assert clone(reg).get_params()["clip_predictions"]
+    again = pickle.loads(pickle.dumps(reg))
+    np.testing.assert_array_equal(again.predict(X), reg.predict(X))
+    assert again.predict(X).max() <= y[:20].max() and again.predict(X).min() >= y[:20].min()
+    old = saved_without(EADCTRegressor(**FAST).fit(X, y), "clip_predictions")  # saved before the option
+    assert old.clip_predictions is False
