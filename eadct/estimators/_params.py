@@ -107,7 +107,8 @@ _OTHER = {
         "bool, default=False\n"
         "    Clip each predicted target to the range of that target in TRAIN (its minimum and maximum in fit). On\n"
         "    small, noisy sets a head fitted to a representation that has seen the TRAIN targets can predict far\n"
-        "    outside them; the clip bounds that error, and changes nothing where predictions stay inside\n"
+        "    outside them; the clip bounds that error and changes nothing where predictions stay inside. Where a\n"
+        "    test target can lie beyond TRAIN's range, it also clips a right prediction: for bounded targets\n"
         '    (docs/accuracy.md, "Candidate: predictions clipped to TRAIN\'s target range").',
         before=False,
     ),
@@ -404,7 +405,7 @@ SUPERVISED = (
     "random_state",
     "verbose",
 )
-#: ``EADCTRegressor``'s parameters: the supervised ones, its loss and its head refit.
+#: ``EADCTRegressor``'s parameters: the supervised ones, its loss, its head refit and the clip of its predictions.
 REGRESSOR = (
     SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
     + ("loss", "head_refit", "head_input_parts", "clip_predictions")
