@@ -215,6 +215,9 @@ CANDIDATES = {
     # regression: the regressor's defaults with each prediction clipped to the fitted part's target range
     # (clip_predictions, new): on the noisy sets the ridge head predicts with nearly the targets' spread
     "short-segments-ridge-swa20-clip": dict(SWA20_RIDGE, clip_predictions=True),
+    # the classifier's defaults with LayerNorm instead of BatchNorm (norm="layer", never screened): no statistics
+    # over batches of 8 series, so no difference between training and prediction and none for the averaging to blur
+    "short-segments-all-swa20-b8-seg8-ln": dict(SWA20_B8_SEG8, norm="layer"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
