@@ -218,6 +218,10 @@ CANDIDATES = {
     # the classifier's defaults with LayerNorm instead of BatchNorm (norm="layer", never screened): no statistics
     # over batches of 8 series, so no difference between training and prediction and none for the averaging to blur
     "short-segments-all-swa20-b8-seg8-ln": dict(SWA20_B8_SEG8, norm="layer"),
+    # the classifier's and the regressor's defaults with each segment slot an attention-weighted mean of its steps
+    # (pooling="segments-attention", new value: a learned query per slot, starting as "segments")
+    "short-segments-all-swa20-b8-seg8-attn": dict(SWA20_B8_SEG8, pooling="segments-attention"),
+    "short-segments-ridge-swa20-attn": dict(SWA20_RIDGE, pooling="segments-attention"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -8,13 +8,14 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal, saved_without
+from conftest import TINY, TINY_REPR, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
-from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor
+from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation
 from eadct.estimators._ensemble import kfold_indices, member_splits
-from eadct.networks import POOLINGS, EncoderConfig, pool_steps, pooled_width
+from eadct.networks import POOLINGS, EncoderConfig, SegmentAttentionPooling, pool_steps, pooled_width
 from eadct.networks.config import AUTO_ATTENTION_TOKENS, auto_downsample
+from eadct.networks.encoder import LEARNED_POOLINGS
 from eadct.tables._config import load_table
 from eadct.tables._paired import compare, effect, paired_differences
 from eadct.training import StageSettings
@@ -28,10 +29,14 @@ def test_pooling_shapes_and_padding(how):
     h = torch.randn(3, 10, 4)
     valid = torch.arange(10)[None, :] < torch.tensor([[10], [7], [3]])
     h = h * valid.unsqueeze(-1)
-    out = pool_steps(h, valid, how)
+    pooler = None
+    if how in LEARNED_POOLINGS:  # with queries away from their zero start, so that the weights differ
+        pooler = SegmentAttentionPooling(4)
+        torch.nn.init.normal_(pooler.queries, std=2.0)
+    out = pool_steps(h, valid, how, pooler=pooler)
     assert out.shape == (3, pooled_width(how, 4))
     # a series pools the same alone (no padding) and padded in the batch
-    torch.testing.assert_close(pool_steps(h[1:2, :7], None, how), out[1:2])
+    torch.testing.assert_close(pool_steps(h[1:2, :7], None, how, pooler=pooler), out[1:2])
 
 
 def test_segment_pooling_is_the_mean_of_each_quarter():
@@ -82,7 +87,49 @@ def test_segments_max_is_the_mean_the_max_then_the_part_means():
     assert reg.transform(X).shape == (len(X), (reg.n_segments + 2) * TINY["d_model"])
 
 
-@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max"])
+def test_segment_attention_starts_as_segments_and_weighs_steps_by_its_queries():
+    """At zero queries every step of a slot weighs the same: exactly "segments", empty parts included. A query
+    along a feature moves the slot's weight to the steps where that feature is large, within the slot only, and
+    padded steps never count; the queries get gradients."""
+    torch.manual_seed(0)
+    h = torch.randn(3, 10, 4)
+    valid = torch.arange(10)[None, :] < torch.tensor([[10], [6], [2]])  # the last series is shorter than 4 parts
+    pooler = SegmentAttentionPooling(4, n_segments=4)
+    torch.testing.assert_close(pooler(h, valid), pool_steps(h, valid, "segments", n_segments=4))
+    assert pooled_width("segments-attention", 4, n_segments=8) == 36
+    steps = torch.tensor([[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]).reshape(1, 8, 1)
+    sharp = SegmentAttentionPooling(1, n_segments=2)
+    with torch.no_grad():
+        sharp.queries.fill_(100.0)  # nearly all weight on each slot's largest value
+    torch.testing.assert_close(sharp(steps, None), torch.tensor([[7.0, 3.0, 7.0]]), atol=1e-4, rtol=0)
+    padded = torch.cat([steps[:, :6], torch.full((1, 2, 1), 50.0)], dim=1)
+    valid6 = torch.arange(8)[None, :] < 6
+    torch.testing.assert_close(sharp(padded, valid6), torch.tensor([[5.0, 2.0, 5.0]]), atol=1e-4, rtol=0)
+    pooler(h, valid).sum().backward()
+    assert pooler.queries.grad is not None and pooler.queries.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="pooler"):
+        pool_steps(h, valid, "segments-attention")
+
+
+def test_segment_attention_queries_train_in_fine_tuning_and_survive_saving(tmp_path):
+    import eadct
+
+    X, y = make_panel(n=16)
+    clf = EADCTClassifier(**FAST, pooling="segments-attention").fit(X, y)
+    queries = clf.network_.pooler.queries.detach()
+    assert queries.shape == (clf.n_segments + 1, TINY["d_model"]) and queries.abs().sum() > 0
+    assert clf.transform(X).shape == (len(X), (clf.n_segments + 1) * TINY["d_model"])
+    eadct.save(clf, tmp_path / "model.safetensors")
+    loaded = eadct.load(tmp_path / "model.safetensors")
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    reg = EADCTRegressor(**FAST, pooling="segments-attention").fit(X, y.astype(float))
+    assert reg.predict(X).shape == (len(X),)
+    assert EADCTClassifier(**FAST).fit(X, y).network_.pooler is None  # other poolings hold no queries
+    with pytest.raises(ValueError, match="fine-tuning"):  # the representation never fine-tunes
+        EADCTRepresentation(**{**TINY_REPR, "max_epochs": 1}, pooling="segments-attention").fit(X)
+
+
+@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max", "segments-attention"])
 def test_new_poolings_fit_unequal_lengths_and_pickle(how):
     X, y, _ = make_unequal(lengths=(3, 15))
     clf = EADCTClassifier(**{**FAST, "pooling": how}).fit(X, y)

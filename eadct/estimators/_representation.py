@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sklearn.base import TransformerMixin
 
+from ..networks.encoder import LEARNED_POOLINGS
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
 from ._params import UNSUPERVISED
@@ -50,4 +51,9 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         self
         """
         check_params(self.get_params(), type(self).__name__)
+        if self.pooling in LEARNED_POOLINGS:
+            raise ValueError(
+                f"pooling={self.pooling!r} learns its queries in fine-tuning, which EADCTRepresentation does not "
+                'run (they would stay at their start, plain part means): use pooling="segments"'
+            )
         return self._fit_network(self._panel(X, fitting=True), None, None)

@@ -5,7 +5,15 @@ from .attention import EvolvingAttention
 from .config import EncoderConfig, encoder_settings, validate_encoder_config
 from .dilated_conv import DilatedConvBranch
 from .embedding import InputEmbedding
-from .encoder import N_SEGMENTS, POOLINGS, EADCTEncoder, EADCTLayer, pool_steps, pooled_width
+from .encoder import (
+    N_SEGMENTS,
+    POOLINGS,
+    EADCTEncoder,
+    EADCTLayer,
+    SegmentAttentionPooling,
+    pool_steps,
+    pooled_width,
+)
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
 from .memory import (
     INFERENCE_HEADROOM,
@@ -39,6 +47,7 @@ __all__ = [
     "MemoryPlan",
     "ReconstructionHead",
     "RegressionHead",
+    "SegmentAttentionPooling",
     "SeriesNetwork",
     "available_memory_bytes",
     "encoder_settings",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -147,7 +149,9 @@ class EADCTEncoder(nn.Module):
 
 
 #: Poolings of the step representations into one vector per series (the head's input).
-POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "flatten")
+POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "segments-attention", "flatten")
+#: Poolings with weights of their own (:class:`SegmentAttentionPooling`); the others are functions of the steps.
+LEARNED_POOLINGS = ("segments-attention",)
 #: Consecutive parts of a series that ``pooling="segments"`` (and ``"segments-max"``) averages separately,
 #: unless told otherwise (the estimators' ``n_segments``).
 N_SEGMENTS = 4
@@ -157,7 +161,8 @@ def pooled_width(how: str, d: int, n_steps: int | None = None, n_segments: int =
     """Width of :func:`pool_steps`' output for step representations of width ``d``."""
     if how not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")
-    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1, "segments-max": n_segments + 2}.get(how)
+    factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1, "segments-max": n_segments + 2,
+              "segments-attention": n_segments + 1}.get(how)  # fmt: skip
     if factor is None:  # flatten
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
@@ -184,18 +189,51 @@ def _segments(h: torch.Tensor, valid: torch.Tensor | None, n_segments: int) -> t
     return torch.cat([_mean(h, valid), part_means(h, valid, n_segments)], dim=1)
 
 
-def part_means(h: torch.Tensor, valid: torch.Tensor | None, n_parts: int) -> torch.Tensor:
-    """``(B, N, d)`` -> the means of ``n_parts`` consecutive equal parts of each series' valid steps, part by
-    part: ``(B, n_parts * d)``; step ``t`` of a series of length ``L`` falls in part ``t * n_parts // L``."""
+def part_membership(h: torch.Tensor, valid: torch.Tensor | None, n_parts: int) -> torch.Tensor:
+    """``(B, N, n_parts)`` one-hot: which of ``n_parts`` consecutive equal parts of its series' valid steps each
+    step falls in (step ``t`` of a series of length ``L``: part ``t * n_parts // L``; steps past ``L`` in none)."""
     n = h.shape[1]
     lengths = valid.sum(dim=1) if valid is not None else torch.full((h.shape[0],), n, device=h.device)
     steps = torch.arange(n, device=h.device)
     part = (steps.unsqueeze(0) * n_parts) // lengths.clamp_min(1).unsqueeze(1)  # (B, N), valid steps 0..S-1
-    weights = torch.nn.functional.one_hot(part.clamp_max(n_parts), n_parts + 1)[..., :n_parts]
-    weights = weights.to(h.dtype)  # (B, N, S); steps past the series' length fall in no segment
+    return torch.nn.functional.one_hot(part.clamp_max(n_parts), n_parts + 1)[..., :n_parts]
+
+
+def part_means(h: torch.Tensor, valid: torch.Tensor | None, n_parts: int) -> torch.Tensor:
+    """``(B, N, d)`` -> the means of ``n_parts`` consecutive equal parts of each series' valid steps, part by
+    part: ``(B, n_parts * d)`` (:func:`part_membership`)."""
+    weights = part_membership(h, valid, n_parts).to(h.dtype)  # (B, N, S)
     counts = weights.sum(dim=1).clamp_min(1)  # (B, S); a series shorter than S leaves some empty
     parts = torch.einsum("bns,bnd->bsd", weights, h) / counts.unsqueeze(-1)
     return parts.reshape(h.shape[0], -1)
+
+
+class SegmentAttentionPooling(nn.Module):
+    """``pooling="segments-attention"``: the layout of ``"segments"`` (the whole series, then ``n_segments``
+    consecutive equal parts of its valid steps), each slot an attention-weighted mean of its steps instead of the
+    plain mean. Slot ``j`` has a learned query ``q_j`` (width d); its steps weigh ``softmax(h_t . q_j / sqrt(d))``
+    over the steps in the slot. The queries start at zero, where every weight is equal and the output is exactly
+    ``"segments"``; training moves them towards the steps that tell the targets apart (attention pooling, the
+    issue's candidate, with the coarse temporal layout kept). A slot with no step (a series shorter than
+    ``n_segments``) gives zeros, as ``"segments"`` does."""
+
+    def __init__(self, d_model: int, n_segments: int = N_SEGMENTS):
+        super().__init__()
+        self.n_segments = n_segments
+        self.queries = nn.Parameter(torch.zeros(n_segments + 1, d_model))
+
+    def forward(self, h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+        """``(B, N, d)`` -> ``(B, (n_segments + 1) d)``."""
+        real = torch.ones(h.shape[:2], dtype=torch.bool, device=h.device) if valid is None else valid
+        parts = part_membership(h, valid, self.n_segments).bool() & real.unsqueeze(-1)  # (B, N, S)
+        member = torch.cat([real.unsqueeze(-1), parts], dim=-1)  # (B, N, S + 1)
+        scores = torch.einsum("bnd,sd->bns", h, self.queries.to(h.dtype)) / math.sqrt(h.shape[-1])
+        scores = scores.masked_fill(~member, float("-inf"))
+        top = scores.amax(dim=1, keepdim=True)
+        top = torch.where(torch.isfinite(top), top, torch.zeros_like(top))  # an empty slot: all weights 0
+        weights = torch.exp(scores - top) * member
+        weights = weights / weights.sum(dim=1, keepdim=True).clamp_min(torch.finfo(h.dtype).tiny)
+        return torch.einsum("bns,bnd->bsd", weights, h).reshape(h.shape[0], -1)
 
 
 def pool_steps(
@@ -204,13 +242,16 @@ def pool_steps(
     how: str = "mean",
     n_steps: int | None = None,
     n_segments: int = N_SEGMENTS,
+    pooler: nn.Module | None = None,
 ) -> torch.Tensor:
     """Pool ``(B, N, d)`` over valid steps into one vector per series.
 
     ``"mean"``, ``"max"``: ``(B, d)``; ``"mean-max"``: both, ``(B, 2d)``; ``"segments"``: the mean, then the
     means over ``n_segments`` consecutive equal parts of each series (the coarse temporal layout that
     flattening keeps, for any length), ``(B, (n_segments + 1) d)``; ``"segments-max"``: the mean, the max,
-    then the same part means, ``(B, (n_segments + 2) d)``. ``"flatten"`` (TST's head input) zeroes
+    then the same part means, ``(B, (n_segments + 2) d)``; ``"segments-attention"``: the layout of ``"segments"``
+    with attention-weighted means, computed by ``pooler`` (a :class:`SegmentAttentionPooling`, which holds the
+    learned queries). ``"flatten"`` (TST's head input) zeroes
     the padded steps, right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer
     series) and returns ``(B, n_steps * d)``.
     """
@@ -224,6 +265,10 @@ def pool_steps(
         return _segments(h, valid, n_segments)
     if how == "segments-max":
         return torch.cat([_mean(h, valid), _max(h, valid), part_means(h, valid, n_segments)], dim=1)
+    if how in LEARNED_POOLINGS:
+        if pooler is None:
+            raise ValueError(f"pooling={how!r} has learned weights: pass its module as pooler")
+        return pooler(h, valid)
     if how == "flatten":
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")

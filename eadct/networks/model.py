@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .encoder import N_SEGMENTS, part_means, pool_steps
+from .encoder import LEARNED_POOLINGS, N_SEGMENTS, SegmentAttentionPooling, part_means, pool_steps
 from .heads import ReconstructionHead
 
 
@@ -46,6 +46,8 @@ class SeriesNetwork(nn.Module):
         self.pooling = pooling
         self.n_steps = n_steps
         self.n_segments = n_segments
+        # the learned queries of pooling="segments-attention"; no module (and no key in the state) otherwise
+        self.pooler = SegmentAttentionPooling(encoder.d_model, n_segments) if pooling in LEARNED_POOLINGS else None
 
     def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
@@ -53,7 +55,8 @@ class SeriesNetwork(nn.Module):
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
-        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments)
+        pooler = getattr(self, "pooler", None)  # a network pickled before learned poolings has none
+        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
 
     def fit_input_scales(self, values: torch.Tensor, lengths: torch.Tensor) -> None:
         """Set what the input stem scales from the fit's standardised series, ``values`` ``(B, N, C)`` padded

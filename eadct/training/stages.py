@@ -136,7 +136,9 @@ def finetune(
             return {"valid_loss": loss, "valid_accuracy": accuracy}, (-accuracy, loss)
         return {"valid_loss": loss}, (loss,)
 
-    parameters = list(network.encoder.parameters()) + list(network.task_head.parameters())
+    pooler = getattr(network, "pooler", None)  # the learned queries of pooling="segments-attention"
+    parameters = [*network.encoder.parameters(), *(pooler.parameters() if pooler is not None else ()),
+                  *network.task_head.parameters()]  # fmt: skip
     stage = dict(name="finetune", parameters=parameters, step_loss=step_loss, evaluate=evaluate)
     run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
               history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
