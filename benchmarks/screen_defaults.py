@@ -222,6 +222,9 @@ CANDIDATES = {
     # (pooling="segments-attention", new value: a learned query per slot, starting as "segments")
     "short-segments-all-swa20-b8-seg8-attn": dict(SWA20_B8_SEG8, pooling="segments-attention"),
     "short-segments-ridge-swa20-attn": dict(SWA20_RIDGE, pooling="segments-attention"),
+    # the regressor's defaults with each feature of the representation clipped to its range over TRAIN
+    # (clip_representation, new): a series unlike TRAIN's cannot drive the linear head into extrapolating
+    "short-segments-ridge-swa20-cliprep": dict(SWA20_RIDGE, clip_representation=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -203,3 +203,49 @@ def test_clip_predictions_is_off_by_default_checked_round_trips_and_loads_into_o
     assert again.predict(X).max() <= y[:20].max() and again.predict(X).min() >= y[:20].min()
     old = saved_without(EADCTRegressor(**FAST).fit(X, y), "clip_predictions")  # saved before the option
     assert old.clip_predictions is False
+
+
+def test_clip_representation_bounds_each_feature_to_its_train_range_and_leaves_the_fit_alone(tmp_path):
+    import eadct
+
+    X, y = _data()
+    far = 6.0 * np.asarray(X)  # series far outside TRAIN: their features leave TRAIN's range
+    plain = EADCTRegressor(**FAST).fit(X, y)
+    clipped = EADCTRegressor(**FAST, clip_representation=True).fit(X, y)
+    Z, Z_far = plain.transform(X), plain.transform(far)
+    assert ((Z_far < Z.min(axis=0)) | (Z_far > Z.max(axis=0))).any()  # the test can fail: some features leave
+    # the same fit (TRAIN's features lie inside their own range): same representation and predictions on TRAIN
+    np.testing.assert_array_equal(clipped.transform(X), Z)
+    np.testing.assert_array_equal(clipped.predict(X), plain.predict(X))
+    np.testing.assert_array_equal(clipped.head_alpha_, plain.head_alpha_)
+    # outside TRAIN: each feature clipped to its range, then the same linear head
+    np.testing.assert_allclose(clipped.transform(far), np.clip(Z_far, Z.min(axis=0), Z.max(axis=0)), rtol=1e-6)
+    linear = plain.network_.task_head.linear
+    weight, bias = linear.weight.detach().numpy(), linear.bias.detach().numpy()
+    expected = (clipped.transform(far) @ weight.T + bias)[:, 0] * plain.target_scale_ + plain.target_mean_
+    np.testing.assert_allclose(clipped.predict(far), expected, rtol=1e-4, atol=1e-4 * y.std())
+    assert not np.allclose(clipped.predict(far), plain.predict(far))
+    # without the ridge refit too, and each member of an ensemble with the range of its own representation
+    ens = EADCTRegressor(**FAST, clip_representation=True, head_refit=None, n_estimators=2).fit(X, y)
+    for net in ens.networks_:
+        own = ens._forward(X, "represent", [net])
+        np.testing.assert_allclose(net.represent_low.numpy(), own.min(axis=0), rtol=1e-6)
+        np.testing.assert_allclose(net.represent_high.numpy(), own.max(axis=0), rtol=1e-6)
+    assert not np.array_equal(ens.networks_[0].represent_high.numpy(), ens.networks_[1].represent_high.numpy())
+    eadct.save(clipped, tmp_path / "model.safetensors")  # the range is part of the saved network
+    np.testing.assert_array_equal(eadct.load(tmp_path / "model.safetensors").predict(far), clipped.predict(far))
+
+
+def test_clip_representation_is_off_by_default_checked_round_trips_and_loads_into_older_models():
+    X, y = _data()
+    reg = EADCTRegressor()
+    assert reg.clip_representation is False and "clip_representation" not in EADCTClassifier().get_params()
+    assert getattr(EADCTRegressor(**FAST).fit(X, y).network_, "represent_low", None) is None  # no buffers when off
+    with pytest.raises(ValueError, match="clip_representation must be True or False"):
+        EADCTRegressor(**FAST, clip_representation="yes").fit(X, y)
+    reg = EADCTRegressor(**FAST, clip_representation=np.bool_(True)).fit(X[:20], y[:20])  # from a parameter grid
+    assert clone(reg).get_params()["clip_representation"]
+    again = pickle.loads(pickle.dumps(reg))
+    np.testing.assert_array_equal(again.predict(6.0 * np.asarray(X)), reg.predict(6.0 * np.asarray(X)))
+    old = saved_without(EADCTRegressor(**FAST).fit(X, y), "clip_representation")  # saved before the option
+    assert old.clip_representation is False

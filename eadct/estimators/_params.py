@@ -115,6 +115,18 @@ _OTHER = {
         '    (docs/accuracy.md, "Candidate: predictions clipped to TRAIN\'s target range").',
         before=False,
     ),
+    "clip_representation": Param(
+        False,
+        is_switch,
+        "True or False",
+        "bool, default=False\n"
+        "    Clip each feature of the pooled representation (the head's input) to the range it took over the\n"
+        "    TRAIN series after fitting. A series unlike any in TRAIN (an input far larger than TRAIN's, say) then\n"
+        "    cannot push the linear head into extrapolating; series inside TRAIN's range are unchanged, and so is\n"
+        "    the fit (the ridge refit reads TRAIN's features, all inside the range). ``transform`` returns the\n"
+        '    clipped features (docs/accuracy.md, "Candidate: the representation clipped to TRAIN\'s range").',
+        before=False,
+    ),
     "max_epochs": Param(
         60,
         is_positive_int,
@@ -411,7 +423,7 @@ SUPERVISED = (
 #: ``EADCTRegressor``'s parameters: the supervised ones, its loss, its head refit and the clip of its predictions.
 REGRESSOR = (
     SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
-    + ("loss", "head_refit", "head_input_parts", "clip_predictions")
+    + ("loss", "head_refit", "head_input_parts", "clip_predictions", "clip_representation")
     + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
 )
 #: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.

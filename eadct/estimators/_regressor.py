@@ -99,19 +99,28 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         for name in ("head_alpha_", "head_input_weight_"):  # a refit without the ridge leaves none from before
             self.__dict__.pop(name, None)
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
-        if self.head_refit == "ridge" and self.loss == "squared_error":  # every member's head, on all of TRAIN
-            refits = [refit_linear_head(net, self._forward(X, "represent", [net]), targets.astype(np.float64),
+        ridge = self.head_refit == "ridge" and self.loss == "squared_error"
+        # each member's representation of all of TRAIN (unclipped: the range is still -inf..inf)
+        needed = ridge or self.clip_representation
+        features = [self._forward(X, "represent", [net]) for net in self.networks_] if needed else []
+        if ridge:  # every member's head, on all of TRAIN
+            refits = [refit_linear_head(net, feats, targets.astype(np.float64),
                                         self._forward(X, "input_parts", [net]) if self.head_input_parts else None)
-                      for net in self.networks_]  # fmt: skip
+                      for net, feats in zip(self.networks_, features, strict=True)]  # fmt: skip
             self.head_alpha_ = np.stack([alphas for alphas, _ in refits])
             if self.head_input_parts:
                 self.head_input_weight_ = np.array([weight for _, weight in refits])
+        if self.clip_representation:
+            for net, feats in zip(self.networks_, features, strict=True):
+                net.set_representation_range(feats.min(axis=0), feats.max(axis=0))
         return self
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
         network = super()._build_network(n_channels, max_len, n_outputs, plan)
         if getattr(self, "head_input_parts", None):  # the input's path (zero until the ridge refit)
             network.add_input_path(self.head_input_parts, n_outputs)
+        if getattr(self, "clip_representation", False):  # no clip until fit sets TRAIN's range
+            network.add_representation_range()
         return network
 
     def predict(self, X):

@@ -56,7 +56,28 @@ class SeriesNetwork(nn.Module):
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
         pooler = getattr(self, "pooler", None)  # a network pickled before learned poolings has none
-        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
+        z = pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
+        low = getattr(self, "represent_low", None)  # with add_representation_range only
+        if low is not None:
+            z = torch.clamp(z, low.to(z.dtype), self.represent_high.to(z.dtype))
+        return z
+
+    def add_representation_range(self) -> None:
+        """Clip each feature of the pooled representation (the task head's input) to the range in the buffers
+        ``represent_low`` and ``represent_high`` (the regressor's ``clip_representation``). They start at
+        -inf and inf, where nothing is clipped, until :meth:`set_representation_range` sets them."""
+        head = self.task_head
+        width = (head.hidden if getattr(head, "hidden", None) is not None else head.linear).in_features
+        device = next(self.parameters()).device
+        self.register_buffer("represent_low", torch.full((width,), -torch.inf, device=device))
+        self.register_buffer("represent_high", torch.full((width,), torch.inf, device=device))
+
+    def set_representation_range(self, low, high) -> None:
+        """From now on clip the representation's features to ``[low, high]`` (each of width the representation's;
+        the range they took over the series fitted)."""
+        with torch.no_grad():
+            for buffer, value in ((self.represent_low, low), (self.represent_high, high)):
+                buffer.copy_(torch.as_tensor(value, dtype=buffer.dtype))
 
     def fit_input_scales(self, values: torch.Tensor, lengths: torch.Tensor) -> None:
         """Set what the input stem scales from the fit's standardised series, ``values`` ``(B, N, C)`` padded

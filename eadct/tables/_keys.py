@@ -30,6 +30,7 @@ REFERENCE_DEFAULTS = {
     "beta": 0.3,
     "clip_grad_norm": 4.0,
     "clip_predictions": False,
+    "clip_representation": False,
     "conv_kernel_size": 3,
     "d_ff": 256,
     "d_model": 64,
