@@ -10,6 +10,11 @@ TRAIN files are read. One JSON line per pair, then a Markdown table.
 
     python benchmarks/representation_range.py --datasets Covid3Month --seeds 1 --threads 1 \\
         --candidates short-segments-ridge-swa20-attn
+    python benchmarks/representation_range.py --seeds 0 2 --threads 1 --out results/screen/range.jsonl
+
+The second form, on the defaults' candidate (the default), gives in one fit per pair both the screen's row of
+``short-segments-ridge-swa20`` ("RMSE") and that of ``short-segments-ridge-swa20-cliprep`` ("clipped"):
+``clip_representation`` changes no fitted weight, only what the fitted network does outside TRAIN's range.
 """
 
 from __future__ import annotations
@@ -73,16 +78,25 @@ def main(argv=None) -> None:
     parser.add_argument("--candidates", nargs="+", default=["short-segments-ridge-swa20"])
     parser.add_argument("--data-dir", default="../shared/datasets/TSER")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--out", default=None, help="JSON lines: every finished pair appended, skipped when rerun")
     args = parser.parse_args(argv)
     import torch
 
+    from eadct.tables import append_jsonl, read_jsonl
+
     if args.threads:
         torch.set_num_threads(args.threads)
+    done = {(r["dataset"], r["seed"], r["candidate"]): r for r in read_jsonl(Path(args.out))} if args.out else {}
     rows = []
     for name in args.datasets:
         for seed in args.seeds:
             for candidate in args.candidates:
+                if (name, seed, candidate) in done:
+                    rows.append(done[(name, seed, candidate)])
+                    continue
                 rows.append(outside(name, candidate, seed, args.data_dir))
+                if args.out:
+                    append_jsonl(Path(args.out), rows[-1])
                 print(json.dumps(rows[-1]), flush=True)
     print("\n| dataset | seed | candidate | RMSE | clipped | held-out series outside | furthest z: held-out "
           "(median) | fitted (median) | 4 largest errors: share, furthest z |\n" + "|---" * 9 + "|")  # fmt: skip
