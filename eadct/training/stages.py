@@ -80,6 +80,14 @@ REGRESSION_LOSSES = {
 }
 
 
+def _finetuned(network) -> list:
+    """The parameters fine-tuning trains: the encoder's, the learned pooling's queries (``pooling=
+    "segments-attention"``; none otherwise, nor in a network pickled before it) and the task head's."""
+    pooler = getattr(network, "pooler", None)
+    return [*network.encoder.parameters(), *(pooler.parameters() if pooler is not None else ()),
+            *network.task_head.parameters()]  # fmt: skip
+
+
 def finetune(
     network: nn.Module,
     train: SeriesTensors,
@@ -136,10 +144,7 @@ def finetune(
             return {"valid_loss": loss, "valid_accuracy": accuracy}, (-accuracy, loss)
         return {"valid_loss": loss}, (loss,)
 
-    pooler = getattr(network, "pooler", None)  # the learned queries of pooling="segments-attention"
-    parameters = [*network.encoder.parameters(), *(pooler.parameters() if pooler is not None else ()),
-                  *network.task_head.parameters()]  # fmt: skip
-    stage = dict(name="finetune", parameters=parameters, step_loss=step_loss, evaluate=evaluate)
+    stage = dict(name="finetune", parameters=_finetuned(network), step_loss=step_loss, evaluate=evaluate)
     run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
               history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
 
