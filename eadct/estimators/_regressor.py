@@ -112,7 +112,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 self.head_input_weight_ = np.array([weight for _, weight in refits])
         if self.clip_representation:
             for net, feats in zip(self.networks_, features, strict=True):
-                net.set_representation_range(feats.min(axis=0), feats.max(axis=0))
+                net.fit_representation_range(feats)
         return self
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):

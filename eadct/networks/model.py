@@ -65,19 +65,21 @@ class SeriesNetwork(nn.Module):
     def add_representation_range(self) -> None:
         """Clip each feature of the pooled representation (the task head's input) to the range in the buffers
         ``represent_low`` and ``represent_high`` (the regressor's ``clip_representation``). They start at
-        -inf and inf, where nothing is clipped, until :meth:`set_representation_range` sets them."""
+        -inf and inf, where nothing is clipped, until :meth:`fit_representation_range` sets them."""
         head = self.task_head
         width = (head.hidden if getattr(head, "hidden", None) is not None else head.linear).in_features
         device = next(self.parameters()).device
         self.register_buffer("represent_low", torch.full((width,), -torch.inf, device=device))
         self.register_buffer("represent_high", torch.full((width,), torch.inf, device=device))
 
-    def set_representation_range(self, low, high) -> None:
-        """From now on clip the representation's features to ``[low, high]`` (each of width the representation's;
-        the range they took over the series fitted)."""
+    def fit_representation_range(self, features) -> None:
+        """From now on clip each feature of the representation to the range it takes over ``features``
+        ``(n_series, width)``, the representation of the series fitted (the buffers are added if absent)."""
+        if getattr(self, "represent_low", None) is None:
+            self.add_representation_range()
         with torch.no_grad():
-            for buffer, value in ((self.represent_low, low), (self.represent_high, high)):
-                buffer.copy_(torch.as_tensor(value, dtype=buffer.dtype))
+            self.represent_low.copy_(torch.as_tensor(features.min(axis=0), dtype=self.represent_low.dtype))
+            self.represent_high.copy_(torch.as_tensor(features.max(axis=0), dtype=self.represent_high.dtype))
 
     def fit_input_scales(self, values: torch.Tensor, lengths: torch.Tensor) -> None:
         """Set what the input stem scales from the fit's standardised series, ``values`` ``(B, N, C)`` padded
