@@ -225,6 +225,9 @@ CANDIDATES = {
     # the regressor's defaults with each feature of the representation clipped to its range over TRAIN
     # (clip_representation, new): a series unlike TRAIN's cannot drive the linear head into extrapolating
     "short-segments-ridge-swa20-cliprep": dict(SWA20_RIDGE, clip_representation=True),
+    # the signed log of channels with a heavy right tail (docs/accuracy.md, "Candidate: the log of heavy-tailed
+    # channels"); it changes nothing on a set where no channel has one
+    "short-segments-ridge-swa20-log": dict(SWA20_RIDGE, log_inputs="auto"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -28,7 +28,15 @@ from ..networks import (
 )
 from ..runtime import TorchThreads, keeps_freed_memory
 from ..training import Checkpointer, StageSettings, predict_outputs, train_two_stage
-from ._data import channel_statistics, check_finite_outputs, fit_fingerprint, standardize, to_tensors
+from ._data import (
+    channel_statistics,
+    check_finite_outputs,
+    fit_fingerprint,
+    log_scales,
+    logged,
+    standardize,
+    to_tensors,
+)
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
@@ -172,7 +180,8 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         self.n_channels_ = self.n_features_in_ = panel.n_channels
         extra = None if X_unlabeled is None else self._panel(X_unlabeled, fitting=False)  # channels as X's
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
-        self.channel_mean_, self.channel_std_ = channel_statistics(panel)
+        self.channel_log_scale_ = log_scales(panel, self.log_inputs)
+        self.channel_mean_, self.channel_std_ = channel_statistics(logged(panel, self.channel_log_scale_))
 
         fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
         saved = Checkpointer(self.checkpoint_path, fingerprint, warn=warn_user).load() if fingerprint else None
@@ -247,15 +256,21 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                 )
         return network.eval(), history, plan
 
+    def _standardize(self, panel: Panel) -> np.ndarray:
+        """The network's input: ``panel`` with its heavy-tailed channels logged (``log_inputs``), then each
+        channel standardised by TRAIN's statistics (float32, padding 0)."""
+        scales = getattr(self, "channel_log_scale_", None)  # None: a model fitted before log_inputs
+        return standardize(logged(panel, scales), self.channel_mean_, self.channel_std_)
+
     def _training_data(self, panel, targets, extra, train_idx, valid_idx, device):
         """(train, valid, pretrain) tensors; pretraining also sees the unlabeled ``extra`` series."""
-        values = standardize(panel, self.channel_mean_, self.channel_std_)
+        values = self._standardize(panel)
         data = to_tensors(panel, values, device, targets)
         train = data.subset(torch.from_numpy(train_idx))
         valid = data.subset(torch.from_numpy(valid_idx)) if len(valid_idx) else None
         if extra is None:
             return train, valid, train
-        extra_values = standardize(extra, self.channel_mean_, self.channel_std_)
+        extra_values = self._standardize(extra)
         n_steps = max(values.shape[1], extra_values.shape[1])
         pad = lambda v: np.pad(v, ((0, 0), (0, n_steps - v.shape[1]), (0, 0)))  # noqa: E731
         both = Panel(
@@ -272,7 +287,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         if longest > self.n_timepoints_:
             warn_longer(self, longest)
         device = torch.device(self.device_)
-        standardized = standardize(panel, self.channel_mean_, self.channel_std_)
+        standardized = self._standardize(panel)
         data = to_tensors(panel, standardized, device)
         chunk = inference_batch_size(
             self._encoder_config(self.n_channels_, self.n_timepoints_, self.memory_plan_),

@@ -13,7 +13,10 @@ FITTED_DOC = """\
     n_timepoints_ : int
         Longest series seen in fit.
     channel_mean_, channel_std_ : ndarray of shape (n_channels,)
-        The per-channel standardisation learnt in fit.
+        The per-channel standardisation learnt in fit (of the logged values, for logged channels).
+    channel_log_scale_ : ndarray of shape (n_channels,)
+        Per channel, the scale s of the signed log that ``log_inputs`` applies before the standardisation; 0
+        where the channel is not logged.
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
         One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss

@@ -13,7 +13,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..networks import INFERENCE_HEADROOM, available_memory_bytes, get_architecture
 from ..runtime import TorchThreads
-from ._data import standardize
 from ._warn import warn_user
 
 #: What :meth:`InspectsNetwork.attention_maps` returns: the softmax weights, or the logits passed on (Eq. 1).
@@ -91,7 +90,7 @@ class InspectsNetwork:
             _warn_pooled_tokens(type(self).__name__, r)
         device = torch.device(self.device_)
         self._check_map_memory(tokens, len(chosen), config.n_heads, device)
-        values = standardize(panel, self.channel_mean_, self.channel_std_)
+        values = self._standardize(panel)
         was_training = encoder.training
         encoder.eval()
         try:

@@ -246,6 +246,18 @@ _OTHER = {
         "    What to do with NaN in X: refuse with a ValueError, or fill by linear interpolation along time (a\n"
         "    channel with no value in a series gets the channel's training mean).",
     ),
+    "log_inputs": Param(
+        False,
+        lambda v: v is True or v is False or v == "auto",
+        "True, False or 'auto'",
+        '{False, True, "auto"}, default=False\n'
+        "    Before the channel standardisation, replace the channels' values x by the signed log\n"
+        "    ``sign(x) * log1p(|x| / s)``, s the median of the channel's non-zero absolute values in TRAIN. True: every\n"
+        '    channel; "auto": the channels whose TRAIN values are all non-negative with a heavy right tail (skewness\n'
+        "    above 2: counts, volumes, rainfall), where a few series tens of standard deviations out would otherwise\n"
+        "    drive the network; False: none. Fitted per channel as ``channel_log_scale_`` (docs/training.md).",
+        before=False,
+    ),
     "device": Param(
         "auto",
         None,
@@ -354,6 +366,7 @@ SUPERVISED = (
     "optimizer_kwargs",
     "clip_grad_norm",
     "missing_values",
+    "log_inputs",
     "device",
     "n_jobs",
     "precision",

@@ -40,6 +40,7 @@ REFERENCE_DEFAULTS = {
     "head_input_parts": None,
     "input_differences": False,
     "label_smoothing": 0.0,
+    "log_inputs": False,
     "lr": 0.001,
     "loss": "squared_error",
     "lr_schedule": "constant",
