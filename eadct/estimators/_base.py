@@ -28,18 +28,11 @@ from ..networks import (
 )
 from ..runtime import TorchThreads, keeps_freed_memory
 from ..training import Checkpointer, StageSettings, predict_outputs, train_two_stage
-from ._data import (
-    channel_statistics,
-    check_finite_outputs,
-    fit_fingerprint,
-    log_scales,
-    logged,
-    standardize,
-    to_tensors,
-)
+from ._data import check_finite_outputs, fit_fingerprint, input_statistics, network_input, to_tensors
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
+from ._param import plain
 from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
 from ._signature import check_params
@@ -57,11 +50,6 @@ def resolve_device(device) -> torch.device:
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} but CUDA is not available here; use device='auto' or 'cpu'.")
     return resolved
-
-
-def _plain(value):
-    """numpy scalars from a parameter grid as Python ones (np.bool_ -> bool, np.int64 -> int)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
@@ -123,7 +111,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         """The encoder settings in effect: the parameters, the architecture's overrides, a memory plan's."""
         settings = get_architecture(self.architecture).resolve({k: getattr(self, k) for k in ENCODER_PARAMS})
         settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
-        return EncoderConfig(n_channels=n_channels, max_len=max_len, **{k: _plain(v) for k, v in settings.items()})
+        return EncoderConfig(n_channels=n_channels, max_len=max_len, **{k: plain(v) for k, v in settings.items()})
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):
         """The network from the hyperparameters and a memory plan's overrides (``memory_plan_``).
@@ -180,8 +168,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         self.n_channels_ = self.n_features_in_ = panel.n_channels
         extra = None if X_unlabeled is None else self._panel(X_unlabeled, fitting=False)  # channels as X's
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
-        self.channel_log_scale_ = log_scales(panel, self.log_inputs)
-        self.channel_mean_, self.channel_std_ = channel_statistics(logged(panel, self.channel_log_scale_))
+        self.channel_log_scale_, self.channel_mean_, self.channel_std_ = input_statistics(panel, self.log_inputs)
 
         fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
         saved = Checkpointer(self.checkpoint_path, fingerprint, warn=warn_user).load() if fingerprint else None
@@ -257,10 +244,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         return network.eval(), history, plan
 
     def _standardize(self, panel: Panel) -> np.ndarray:
-        """The network's input: ``panel`` with its heavy-tailed channels logged (``log_inputs``), then each
-        channel standardised by TRAIN's statistics (float32, padding 0)."""
-        scales = getattr(self, "channel_log_scale_", None)  # None: a model fitted before log_inputs
-        return standardize(logged(panel, scales), self.channel_mean_, self.channel_std_)
+        """The network's input (:func:`network_input`); no log scales: a model fitted before ``log_inputs``."""
+        scales = getattr(self, "channel_log_scale_", None)
+        return network_input(panel, scales, self.channel_mean_, self.channel_std_)
 
     def _training_data(self, panel, targets, extra, train_idx, valid_idx, device):
         """(train, valid, pretrain) tensors; pretraining also sees the unlabeled ``extra`` series."""

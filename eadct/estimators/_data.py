@@ -14,7 +14,6 @@ from ..training import SeriesTensors
 from ._input import Panel
 from ._warn import warn_user
 
-
 #: ``log_inputs="auto"`` logs a channel whose TRAIN values are all >= 0 with a sample skewness above this: a heavy
 #: right tail (counts, volumes, rainfall). On the shared sets the channels it picks have skewness 5.6-24, every
 #: other non-negative channel at most 1.2 (docs/training.md).
@@ -26,13 +25,13 @@ def log_scales(panel: Panel, log_inputs) -> np.ndarray:
     (``(C,)``; 0 where the channel stays as it is): ``s`` is the median of the channel's non-zero absolute TRAIN
     values (1 when it has none), so that the log is the same whatever unit the channel comes in. ``True`` logs
     every channel, ``"auto"`` those with a heavy right tail (:data:`LOG_SKEWNESS`), ``False`` none."""
-    scales = np.zeros(panel.n_channels)
-    if log_inputs is False:
+    scales, auto = np.zeros(panel.n_channels), isinstance(log_inputs, str)
+    if not auto and not log_inputs:
         return scales
     real = panel.values[panel.valid_mask()]  # (M, C)
     for c in range(panel.n_channels):
         v = real[:, c][np.isfinite(real[:, c])]
-        if log_inputs == "auto" and not _heavy_right_tail(v):
+        if auto and not _heavy_right_tail(v):
             continue
         nonzero = np.abs(v[v != 0])
         scales[c] = float(np.median(nonzero)) if nonzero.size else 1.0
@@ -78,6 +77,18 @@ def standardize(panel: Panel, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     values = np.nan_to_num(values, nan=0.0)
     values[~panel.valid_mask()] = 0.0
     return values.astype(np.float32)
+
+
+def input_statistics(panel: Panel, log_inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a fit learns of TRAIN's inputs: the log scales of ``log_inputs`` (:func:`log_scales`), then the
+    channel mean and standard deviation of the logged values."""
+    scales = log_scales(panel, log_inputs)
+    return (scales, *channel_statistics(logged(panel, scales)))
+
+
+def network_input(panel: Panel, scales: np.ndarray | None, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
+    """The network's input: ``panel`` with its logged channels logged, then standardised (float32, padding 0)."""
+    return standardize(logged(panel, scales), mean, std)
 
 
 def check_finite_outputs(outputs: np.ndarray, standardized: np.ndarray, owner: str) -> np.ndarray:

@@ -6,6 +6,7 @@ import numbers
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 #: ``Param.before`` when the parameter's earlier behaviour is its default.
@@ -23,6 +24,11 @@ class Param:
     # the value that does what the estimators did before the parameter existed, where that is not the
     # default: a model saved by an earlier version loads with it (``_persistence._upgrade_state``)
     before: Any = NOT_GIVEN
+
+
+def plain(value):
+    """numpy scalars from a parameter grid as Python ones (np.bool_ -> bool, np.int64 -> int)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _number(low=None, high=None, low_open=True, high_open=True):

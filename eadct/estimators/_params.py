@@ -17,7 +17,7 @@ from ..networks import (
     POOLINGS,
     encoder_settings,
 )
-from ..networks.config import is_positive_int
+from ..networks.config import is_positive_int, is_switch_or_auto
 from ._param import Param, _none_or, _number, _optimizer_class
 from ._params_regressor import REGRESSOR_HEAD
 
@@ -248,14 +248,15 @@ _OTHER = {
     ),
     "log_inputs": Param(
         False,
-        lambda v: v is True or v is False or v == "auto",
+        is_switch_or_auto,
         "True, False or 'auto'",
         '{False, True, "auto"}, default=False\n'
         "    Before the channel standardisation, replace the channels' values x by the signed log\n"
-        "    ``sign(x) * log1p(|x| / s)``, s the median of the channel's non-zero absolute values in TRAIN. True: every\n"
-        '    channel; "auto": the channels whose TRAIN values are all non-negative with a heavy right tail (skewness\n'
-        "    above 2: counts, volumes, rainfall), where a few series tens of standard deviations out would otherwise\n"
-        "    drive the network; False: none. Fitted per channel as ``channel_log_scale_`` (docs/training.md).",
+        "    ``sign(x) * log1p(|x| / s)``, s the median of the channel's non-zero absolute values in TRAIN.\n"
+        '    True: every channel; "auto": the channels whose TRAIN values are all non-negative with a heavy right\n'
+        "    tail (skewness above 2: counts, volumes, rainfall), where a few series tens of standard deviations out\n"
+        "    would otherwise drive the network; False: none. Fitted per channel as ``channel_log_scale_``\n"
+        "    (docs/training.md).",
         before=False,
     ),
     "device": Param(
