@@ -228,6 +228,9 @@ CANDIDATES = {
     # the signed log of channels with a heavy right tail (docs/accuracy.md, "Candidate: the log of heavy-tailed
     # channels"); it changes nothing on a set where no channel has one
     "short-segments-ridge-swa20-log": dict(SWA20_RIDGE, log_inputs="auto"),
+    # the regressor's defaults as an ensemble of five networks from five seeds, each on all of TRAIN (a diagnostic
+    # on the small sets, where five fits stay within the time target; docs/accuracy.md)
+    "short-segments-ridge-swa20-ens5": dict(SWA20_RIDGE, n_estimators=5),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
