@@ -15,8 +15,8 @@ from ._input import Panel
 from ._warn import warn_user
 
 #: ``log_inputs="auto"`` logs a channel whose TRAIN values are all >= 0 with a sample skewness above this: a heavy
-#: right tail (counts, volumes, rainfall). On the shared sets the channels it picks have skewness 5.6-24, every
-#: other non-negative channel at most 1.2 (docs/training.md).
+#: right tail (counts, volumes, rainfall). 2 is the usual mark of a strongly skewed sample; which channels of the
+#: shared sets it picks: docs/accuracy.md, "Candidate: the log of heavy-tailed channels".
 LOG_SKEWNESS = 2.0
 
 
@@ -87,7 +87,8 @@ def input_statistics(panel: Panel, log_inputs) -> tuple[np.ndarray, np.ndarray, 
 
 
 def network_input(panel: Panel, scales: np.ndarray | None, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
-    """The network's input: ``panel`` with its logged channels logged, then standardised (float32, padding 0)."""
+    """The network's input: ``panel``'s channels that have a log scale logged, then every channel standardised
+    (float32, padding 0)."""
     return standardize(logged(panel, scales), mean, std)
 
 
