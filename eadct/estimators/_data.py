@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import torch
+from scipy import stats
 
 from ..training import SeriesTensors
 from ._input import Panel
@@ -39,13 +40,11 @@ def log_scales(panel: Panel, log_inputs) -> np.ndarray:
 
 
 def _heavy_right_tail(v: np.ndarray) -> bool:
-    """All of ``v`` non-negative and its (biased, as ``scipy.stats.skew``) skewness above :data:`LOG_SKEWNESS`."""
-    if v.size < 3 or (v < 0).any():
+    """All of ``v`` non-negative and its skewness (``scipy.stats.skew``) above :data:`LOG_SKEWNESS`; a constant
+    channel has none."""
+    if v.size < 3 or (v < 0).any() or not v.std() > 1e-12 * max(1.0, abs(float(v.mean()))):
         return False
-    std = v.std()
-    if not std > 1e-12 * max(1.0, abs(float(v.mean()))):
-        return False
-    return float(np.mean(((v - v.mean()) / std) ** 3)) > LOG_SKEWNESS
+    return float(stats.skew(v)) > LOG_SKEWNESS
 
 
 def logged(panel: Panel, scales: np.ndarray | None) -> Panel:
