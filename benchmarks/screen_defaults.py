@@ -231,6 +231,10 @@ CANDIDATES = {
     # the regressor's defaults as an ensemble of five networks from five seeds, each on all of TRAIN (a diagnostic
     # on the small sets, where five fits stay within the time target; docs/accuracy.md)
     "short-segments-ridge-swa20-ens5": dict(SWA20_RIDGE, n_estimators=5),
+    # each series standardised by its own mean and spread, which the stem reads as two more constant channels
+    # per channel (series_normalization, new; docs/accuracy.md, "Candidate: each series' shape apart from its
+    # level")
+    "short-segments-ridge-swa20-series": dict(SWA20_RIDGE, series_normalization=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

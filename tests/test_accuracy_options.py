@@ -3,6 +3,7 @@ automatic token pooling, the paper configuration of the table profiles, paired c
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import numpy as np
@@ -455,6 +456,51 @@ def test_input_differences_regressor_fits_unequal_lengths():
     reg = EADCTRegressor(**FAST, input_differences=True).fit(X, target)
     assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
     np.testing.assert_array_equal(clone(reg).fit(X, target).predict(X), reg.predict(X))
+
+
+def test_series_normalization_embedding_reads_each_series_shape_and_level():
+    from eadct.networks import InputEmbedding
+    from eadct.networks.embedding import SERIES_STD_FLOOR
+
+    torch.manual_seed(0)
+    x = torch.randn(3, 10, 2) * torch.tensor([1.0, 5.0]) + torch.tensor([0.0, 3.0])
+    x[2] = 7.0  # a flat series: shape 0, its level, the floor's log
+    valid = torch.arange(10)[None, :] < torch.tensor([[10], [6], [4]])
+    x = x * valid.unsqueeze(-1)
+    z = InputEmbedding.normalized_series(x, valid)
+    assert z.shape == (3, 10, 6) and torch.equal(z[1, 6:], torch.zeros(4, 6))
+    real = x[1, :6].double()
+    mean, std = real.mean(dim=0), real.std(dim=0, unbiased=False)
+    torch.testing.assert_close(z[1, :6, :2].double(), (real - mean) / std)
+    torch.testing.assert_close(z[1, :6, 2:4].double(), mean.expand(6, 2))
+    torch.testing.assert_close(z[1, :6, 4:].double(), std.log().expand(6, 2))
+    flat = [0.0, 0.0, 7.0, 7.0, math.log(SERIES_STD_FLOOR), math.log(SERIES_STD_FLOOR)]
+    torch.testing.assert_close(z[2, :4], torch.tensor([flat] * 4))
+    # the shape channels do not move when a series is shifted and scaled; the level channels take it all
+    moved = InputEmbedding.normalized_series(3.0 * x[:1] + 2.0)
+    torch.testing.assert_close(moved[..., :2], z[:1, :, :2], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(moved[..., 2:4], 3.0 * z[:1, :, 2:4] + 2.0)
+    emb = InputEmbedding(2, 8, 10, dropout=0.0, differences=True, series_normalization=True).eval()
+    assert emb.projection.in_features == 8
+    torch.testing.assert_close(emb(x, valid)[1, :6], emb(x[1:2, :6])[0])  # alone or padded in a batch
+
+
+def test_series_normalization_fits_round_trips_and_is_off_in_old_models():
+    X, y = make_panel(n=16)
+    X = X * np.linspace(1, 40, len(X))[:, None, None]  # levels far apart
+    clf = EADCTClassifier(**FAST, series_normalization=True).fit(X, y)
+    assert clf.network_.encoder.embedding.projection.in_features == 3 * X.shape[1]
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
+    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "series_normalization")
+    assert old.series_normalization is False and not old.network_.encoder.embedding.series_normalization
+    with pytest.raises(ValueError, match="series_normalization must be True or False"):
+        EADCTClassifier(series_normalization="yes").fit(X, y)
+    Xu, _, target = make_unequal(lengths=(3, 15))
+    reg = EADCTRegressor(**FAST, series_normalization=True, input_differences=True).fit(Xu, target)
+    assert reg.predict(Xu).shape == (len(Xu),) and np.isfinite(reg.predict(Xu)).all()
+    np.testing.assert_array_equal(clone(reg).fit(Xu, target).predict(Xu), reg.predict(Xu))
 
 
 def test_average_decay_keeps_the_moving_average_of_the_best_epoch(monkeypatch):

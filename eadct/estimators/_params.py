@@ -338,6 +338,7 @@ SUPERVISED = (
     "attention_kernel_size",
     "conv_kernel_size",
     "input_differences",
+    "series_normalization",
     "d_ff",
     "dropout",
     "norm",

@@ -7,6 +7,10 @@ import math
 import torch
 from torch import nn
 
+#: ``series_normalization`` divides by a series' standard deviation, at least this (the channels are standardised
+#: over the training series first, so a series whose spread is under 1% of the channel's is treated as flat).
+SERIES_STD_FLOOR = 0.01
+
 
 class InputEmbedding(nn.Module):
     """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem).
@@ -27,12 +31,27 @@ class InputEmbedding(nn.Module):
         Also project each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first step), each
         multiplied by the buffer ``difference_scale`` ``(C,)`` (1 until :meth:`fit_difference_scale` sets it
         from training data): the projection then reads ``2 C`` values per step.
+    series_normalization : bool
+        Read each series' channels standardised by their own mean and standard deviation over the series' real
+        steps (:meth:`normalized_series`), then, as constant channels, that mean and the log of that standard
+        deviation: ``2 C`` values more per step. With ``differences`` the differences stay those of the
+        input as given.
     """
 
-    def __init__(self, n_channels: int, d_model: int, max_len: int, dropout: float = 0.1, differences: bool = False):
+    def __init__(
+        self,
+        n_channels: int,
+        d_model: int,
+        max_len: int,
+        dropout: float = 0.1,
+        differences: bool = False,
+        series_normalization: bool = False,
+    ):
         super().__init__()
         self.differences = bool(differences)
-        self.projection = nn.Linear(2 * n_channels if self.differences else n_channels, d_model)
+        self.series_normalization = bool(series_normalization)
+        width = n_channels * (1 + self.differences + 2 * self.series_normalization)
+        self.projection = nn.Linear(width, d_model)
         if self.differences:
             self.register_buffer("difference_scale", torch.ones(n_channels))
         self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
@@ -53,6 +72,19 @@ class InputEmbedding(nn.Module):
         d = torch.cat([torch.zeros_like(x[:, :1]), x[:, 1:] - x[:, :-1]], dim=1)
         return d if valid is None else d * valid.unsqueeze(-1)
 
+    @staticmethod
+    def normalized_series(x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, N, 3 C)``: each series' channels of ``x`` ``(B, N, C)`` standardised by their own mean ``m`` and
+        standard deviation ``s`` over the series' real steps, then ``m`` and ``log s`` repeated at every step
+        (``s`` floored at :data:`SERIES_STD_FLOOR`, so that a constant series reads 0 and a finite log); padded
+        steps are 0."""
+        real = torch.ones_like(x[..., :1]) if valid is None else valid.unsqueeze(-1).to(x.dtype)
+        count = real.sum(dim=1, keepdim=True).clamp_min(1.0)
+        mean = (x * real).sum(dim=1, keepdim=True) / count
+        std = (((x - mean) ** 2 * real).sum(dim=1, keepdim=True) / count).sqrt().clamp_min(SERIES_STD_FLOOR)
+        levels = torch.cat([mean, std.log()], dim=-1).expand(-1, x.shape[1], -1)
+        return torch.cat([(x - mean) / std, levels], dim=-1) * real
+
     @torch.no_grad()
     def fit_difference_scale(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> None:
         """Set ``difference_scale`` to 1 / the standard deviation of each channel's first differences over
@@ -71,8 +103,10 @@ class InputEmbedding(nn.Module):
         """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
         if valid is not None:
             x = x * valid.unsqueeze(-1)  # padded steps carry no signal
+        parts = [self.normalized_series(x, valid) if self.series_normalization else x]
         if self.differences:
-            x = torch.cat([x, self.first_differences(x, valid) * self.difference_scale.to(x.dtype)], dim=-1)
+            parts.append(self.first_differences(x, valid) * self.difference_scale.to(x.dtype))
+        x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
         h = self.projection(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)
         if valid is not None:

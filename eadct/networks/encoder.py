@@ -101,7 +101,12 @@ class EADCTEncoder(nn.Module):
         super().__init__()
         self.config = config
         self.embedding = InputEmbedding(
-            config.n_channels, config.d_model, config.max_len, config.dropout, config.input_differences
+            config.n_channels,
+            config.d_model,
+            config.max_len,
+            config.dropout,
+            config.input_differences,
+            config.series_normalization,
         )
         self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 

@@ -61,6 +61,7 @@ REFERENCE_DEFAULTS = {
     "precision": "auto",
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
+    "series_normalization": False,
     "validation_fraction": 0.1,
     "window_slicing": 0.0,
 }
