@@ -235,6 +235,7 @@ CANDIDATES = {
     # per channel (series_normalization, new; docs/accuracy.md, "Candidate: each series' shape apart from its
     # level")
     "short-segments-ridge-swa20-series": dict(SWA20_RIDGE, series_normalization=True),
+    "short-segments-all-swa20-b8-seg8-series": dict(SWA20_B8_SEG8, series_normalization=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
