@@ -128,8 +128,8 @@ class EncoderConfig:
         "bool, default=False\n"
         "    The input stem reads each series' channels standardised by their own mean and standard deviation\n"
         "    over the series' steps, and beside them, as constant channels, that mean and the log of that\n"
-        "    standard deviation: the shape apart from the level, and the level in one value each, so that a\n"
-        "    series far outside the training range moves two inputs, not every step (docs/model.md).",
+        "    standard deviation: the shape apart from the level, so that a series far outside the training\n"
+        "    range moves its two level inputs, not every step (docs/model.md).",
     )
     d_ff: int = setting(
         256, is_positive_int, "a positive int", "int, default=256\n    Hidden width of the feed-forward network."
