@@ -373,7 +373,27 @@ def report(rows: list[dict], candidates: list[str], baseline: str | None = None,
         done = [d for d in order if (c, d) in secs and (first, d) in secs]
         time_ratio = np.mean([secs[(c, d)] / secs[(first, d)] for d in done]) if done else float("nan")
         lines.append(f"| {c} | {row[0]} | {row[1]} | {time_ratio:.2f} |")
-    return "\n".join(lines)
+    return "\n".join(lines + pair_lines(seeds, task, [n for n in names if n != first], first))
+
+
+def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str) -> list[str]:
+    """What the screen's rules count: each candidate against ``first`` over the (set, seed) pairs both have,
+    accuracy as the mean difference, RMSE as the geometric-mean ratio, with wins / ties / losses."""
+    lines = []
+    for c in candidates:
+        for kind in ("classification", "regression"):
+            pairs = [(seeds[(c, d)][s], seeds[(first, d)][s]) for (k, d) in seeds if k == c and task[d] == kind
+                     and (first, d) in seeds for s in sorted(set(seeds[(c, d)]) & set(seeds[(first, d)]))]  # fmt: skip
+            if not pairs:
+                continue
+            a, b = np.array(pairs).T
+            gain = a - b if kind == "classification" else np.log(b / a)
+            value = f"mean difference {gain.mean():+.4f}" if kind == "classification" else (
+                f"geometric-mean RMSE ratio {np.exp(-gain.mean()):.3f}")  # fmt: skip
+            w, lo = int(np.sum(gain > 1e-12)), int(np.sum(gain < -1e-12))
+            lines.append(f"\n`{c}` over the {len(pairs)} (set, seed) pairs of {kind}: {value}, "
+                         f"{w} / {len(pairs) - w - lo} / {lo} (wins / ties / losses).")  # fmt: skip
+    return lines
 
 
 def main(argv=None) -> None:
