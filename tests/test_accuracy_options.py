@@ -432,6 +432,19 @@ def test_input_differences_embedding_reads_scaled_first_differences():
     assert moved.nonzero().flatten().tolist() == [4, 5]
 
 
+def _check_stem_switch(clf, X, y, name: str, flag: str) -> None:
+    """``clf``, fitted on ``X, y`` with the stem switch ``name`` on: clone refits it exactly, pickle keeps it, it
+    predicts otherwise than the defaults, a model saved before the switch loads with it off (the embedding's
+    ``flag`` False), and a value that is not a bool is a clear error."""
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
+    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
+    old = saved_without(EADCTClassifier(**FAST).fit(X, y), name)
+    assert getattr(old, name) is False and not getattr(old.network_.encoder.embedding, flag)
+    with pytest.raises(ValueError, match=f"{name} must be True or False"):
+        EADCTClassifier(**{name: "yes"}).fit(X, y)
+
+
 def test_input_differences_fit_sets_the_scale_on_train_only_and_round_trips():
     X, y = make_panel(n=16)
     clf = EADCTClassifier(**FAST, input_differences=True).fit(X, y)
@@ -441,13 +454,7 @@ def test_input_differences_fit_sets_the_scale_on_train_only_and_round_trips():
     z = (np.asarray(X, dtype=np.float64) - clf.channel_mean_[None, :, None]) / clf.channel_std_[None, :, None]
     expected = 1 / np.diff(z, axis=2).transpose(1, 0, 2).reshape(X.shape[1], -1).std(axis=1)
     np.testing.assert_allclose(emb.difference_scale.numpy(), expected, rtol=1e-4)
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
-    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "input_differences")
-    assert old.input_differences is False and not old.network_.encoder.embedding.differences
-    with pytest.raises(ValueError, match="input_differences must be True or False"):
-        EADCTClassifier(input_differences="yes").fit(X, y)
+    _check_stem_switch(clf, X, y, "input_differences", "differences")
     EADCTClassifier(**FAST, input_differences=np.True_).fit(X, y)  # a parameter grid's numpy bool
 
 
@@ -490,13 +497,7 @@ def test_series_normalization_fits_round_trips_and_is_off_in_old_models():
     X = X * np.linspace(1, 40, len(X))[:, None, None]  # levels far apart
     clf = EADCTClassifier(**FAST, series_normalization=True).fit(X, y)
     assert clf.network_.encoder.embedding.projection.in_features == 3 * X.shape[1]
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
-    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "series_normalization")
-    assert old.series_normalization is False and not old.network_.encoder.embedding.series_normalization
-    with pytest.raises(ValueError, match="series_normalization must be True or False"):
-        EADCTClassifier(series_normalization="yes").fit(X, y)
+    _check_stem_switch(clf, X, y, "series_normalization", "series_normalization")
     Xu, _, target = make_unequal(lengths=(3, 15))
     reg = EADCTRegressor(**FAST, series_normalization=True, input_differences=True).fit(Xu, target)
     assert reg.predict(Xu).shape == (len(Xu),) and np.isfinite(reg.predict(Xu)).all()
