@@ -394,9 +394,9 @@ CLASSIFIER = (
 #: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
 #: TRAIN screen and the benchmark for classification (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
-#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 1,200 optimizer
+#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
 #: steps per stage (the cap bounds the time of the lost early stop on large sets; docs/accuracy.md).
-REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 1200}
+REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
