@@ -504,7 +504,7 @@ def test_unit_keys_follow_changed_defaults(monkeypatch):
 
 def test_unit_keys_follow_each_estimators_defaults():
     """Each estimator's own defaults decide the keys of its sets: the classifier's (weight averaging, batches of
-    8, 8 segments) those of the classification sets, the regressor's (weight averaging within 1,200 steps) those
+    8, 8 segments) those of the classification sets, the regressor's (weight averaging within 900 steps) those
     of the regression sets."""
     from eadct import EADCTClassifier, EADCTRegressor
     from eadct.tables._search import make_estimator
@@ -524,6 +524,10 @@ def test_unit_keys_follow_each_estimators_defaults():
     # the regressor's adopted defaults share their units with the candidate row that measured them
     regression = load_table("candidates_regression")
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
+        "EA-DC (step cap 900)", "Tecator", "defaults"
+    )
+    # the row of the cap before keeps its own units
+    assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") != regression.model_key(
         "EA-DC (weight averaging, 1200 steps)", "Tecator", "defaults"
     )
 
