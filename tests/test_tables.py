@@ -521,7 +521,7 @@ def test_unit_keys_follow_each_estimators_defaults():
         assert type(est) is cls
         names = ("average_epochs", "validation_fraction", "batch_size", "n_segments", "max_steps")
         assert {k: est.get_params()[k] for k in names} == {k: cls().get_params()[k] for k in names}
-    # the regressor's adopted defaults share their units with the candidate row that measured them
+    # the regressor's adopted defaults share their units with the candidate row of their last change
     regression = load_table("candidates_regression")
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
         "EA-DC (step cap 900)", "Tecator", "defaults"

@@ -286,6 +286,12 @@ def test_step_cap_lowers_the_epochs_and_scales_the_averaged_share():
     assert (plain.max_epochs, plain.average_epochs) == (40, None)
     uncapped = StageSettings(max_epochs=60, batch_size=16, average_epochs=20)
     assert uncapped.capped(10**6) is uncapped
+    # the regressor's default cap of 900 (docs/training.md): FloodModeling1 30 epochs (10 averaged),
+    # ChilledWaterPredictor 42 (14), a set of 240 series (15 batches) all 60
+    default = StageSettings(max_epochs=60, batch_size=16, average_epochs=20, max_steps=EADCTRegressor().max_steps)
+    assert (default.capped(471).max_epochs, default.capped(471).average_epochs) == (30, 10)
+    assert (default.capped(321).max_epochs, default.capped(321).average_epochs) == (42, 14)
+    assert default.capped(240) is default
 
 
 def _stage_epochs(model):
