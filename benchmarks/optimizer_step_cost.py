@@ -7,7 +7,8 @@ the same update; the rounding differs in the last bits, so a fit does not repeat
 (docs/accuracy.md, section "RAdam's foreach implementation on the CPU").
 
 This times a training step (forward, backward, gradient clipping as in fit, RAdam step) of the estimators'
-default network with the two implementations, alternating them in each repeat, on random series of three shapes:
+default network with the two implementations, alternating them in each repeat, and the RAdam step alone (on the
+gradients of the last step), on random series of three shapes:
 JapaneseVowels' (12 channels, 29 steps, the classifier's batches of 8), UWaveGestureLibrary's (3 channels, 315
 steps, batches of 8) and FloodModeling1's (1 channel, 266 steps, the regressor's batches of 16).
 
@@ -54,6 +55,16 @@ def _time_steps(network, x, batch: int, optimizer, steps: int, clip: float) -> l
     return out
 
 
+def _time_optimizer(network, optimizer, steps: int) -> list[float]:
+    """The RAdam step alone, on the gradients of the network's last step."""
+    out = []
+    for _ in range(steps):
+        tic = time.perf_counter()
+        optimizer.step()
+        out.append(time.perf_counter() - tic)
+    return out
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
@@ -67,12 +78,15 @@ def main(argv=None) -> None:
         f"Training step of the estimators' default network, RAdam for-loop against foreach; {args.threads} torch "
         f"thread(s); median of {args.repeats} x {args.steps} steps per variant, alternating\n"
     )
-    print("| shape | tensors | for-loop ms per step | foreach ms per step | ratio |\n|---|---|---|---|---|")
+    print(
+        "| shape | tensors | for-loop ms per step | foreach ms per step | ratio | RAdam step alone, for-loop ms "
+        "| RAdam step alone, foreach ms |\n|---|---|---|---|---|---|---|"
+    )
     for name in args.shapes:
         estimator, channels, length, batch = SHAPES[name]
         network, x = _network(estimator, channels, length, batch, args.threads, rng)
         network.train()
-        times = {False: [], True: []}
+        times, alone = {False: [], True: []}, {False: [], True: []}
         optimizers = {
             foreach: torch.optim.RAdam(network.parameters(), lr=1e-4, betas=(0.9, 0.99), foreach=foreach)
             for foreach in times
@@ -80,9 +94,13 @@ def main(argv=None) -> None:
         for repeat in range(args.repeats):
             for foreach in (False, True) if repeat % 2 == 0 else (True, False):
                 times[foreach] += _time_steps(network, x, batch, optimizers[foreach], args.steps, 4.0)
-        loop, fast = (float(np.median(times[k])) for k in (False, True))
+                alone[foreach] += _time_optimizer(network, optimizers[foreach], args.steps)
+        loop, fast, loop_alone, fast_alone = (float(np.median(t[k])) for t in (times, alone) for k in (False, True))
         n_tensors = sum(1 for _ in network.parameters())
-        print(f"| {name} | {n_tensors} | {1e3 * loop:.1f} | {1e3 * fast:.1f} | {fast / loop:.2f} |")
+        print(
+            f"| {name} | {n_tensors} | {1e3 * loop:.1f} | {1e3 * fast:.1f} | {fast / loop:.2f} | "
+            f"{1e3 * loop_alone:.1f} | {1e3 * fast_alone:.1f} |"
+        )
 
 
 if __name__ == "__main__":
