@@ -240,6 +240,9 @@ CANDIDATES = {
     # short-segments-ridge-swa20's
     "short-segments-ridge-swa20-cap900": dict(SWA20_RIDGE, max_steps=900),
     "short-segments-all-swa20-b8-seg8-series": dict(SWA20_B8_SEG8, series_normalization=True),
+    # the classifier's defaults at half the width (d_model 32 in 4 heads: still 2 query/key dimensions per head), the
+    # direction d128 did not take: less capacity for sets of 30-300 series, and fewer multiplications per step
+    "short-segments-all-swa20-b8-seg8-d32": dict(SWA20_B8_SEG8, d_model=32, n_heads=4),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
