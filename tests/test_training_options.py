@@ -1,6 +1,6 @@
 """The options `augmentation` (magnitude augmentation of fine-tuning batches), `window_slicing` (time
-augmentation), `average_batch_norm` (BatchNorm statistics after weight averaging), `label_smoothing` and `mixup`;
-docs/training.md."""
+augmentation), `mask_augmentation` (the pretraining's masks in fine-tuning), `average_batch_norm` (BatchNorm
+statistics after weight averaging), `label_smoothing` and `mixup`; docs/training.md."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.training import augment_magnitude, augment_window_slice, mixup_batch
+from eadct.training import augment_magnitude, augment_mask, augment_window_slice, mixup_batch
 from eadct.training import stages as stages_module
 from eadct.training.augment import JITTER_SHARE
 
@@ -61,14 +61,15 @@ def test_augmented_fit_is_deterministic_and_round_trips():
 
 
 @pytest.mark.parametrize("function, option", [("augment_magnitude", "augmentation"),
-                                              ("augment_window_slice", "window_slicing")])  # fmt: skip
+                                              ("augment_window_slice", "window_slicing"),
+                                              ("augment_mask", "mask_augmentation")])  # fmt: skip
 def test_only_fine_tuning_training_batches_are_augmented(monkeypatch, function, option):
-    """Pretraining, the validation split and prediction see the series as they are (magnitude augmentation
-    and window slicing alike)."""
+    """Pretraining, the validation split and prediction see the series as they are (magnitude augmentation,
+    window slicing and masking alike)."""
     X, y = make_panel(n=20)
     seen = []
 
-    def recording(x, valid, strength, generator):
+    def recording(x, valid, *strength_and_generator):
         seen.append(x.shape[0])
         return x
 
@@ -423,4 +424,50 @@ def test_mixup_is_checked_supervised_only_and_old_models_load_without_it():
     clf = EADCTClassifier(**FAST).fit(X, y)
     old = saved_without(clf, "mixup")
     assert old.mixup == 0.0
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+# ---------------------------------------------------------------- mask_augmentation
+
+
+def test_mask_augmentation_zeroes_runs_of_the_documented_share_and_keeps_the_rest():
+    x = torch.randn(400, 60, 3) + 5.0  # no value is 0 before masking
+    valid = torch.arange(60)[None, :] < torch.randint(20, 61, (400, 1))
+    x = x * valid.unsqueeze(-1)
+    out = augment_mask(x, valid, 0.15, 3.0, torch.Generator().manual_seed(0))
+    assert out.shape == x.shape and bool((out[~valid] == 0).all())
+    masked = (out == 0) & valid.unsqueeze(-1)
+    assert abs(float(masked.sum() / (valid.sum() * 3)) - 0.15) < 0.01
+    torch.testing.assert_close(out[~masked & valid.unsqueeze(-1)], x[~masked & valid.unsqueeze(-1)])
+    # runs, not single values: the mean length of a masked run is near 3 (runs cut by a series' end are shorter)
+    flat = masked.transpose(1, 2).reshape(-1, 60).float()
+    starts = flat[:, 0].sum() + (flat[:, 1:] > flat[:, :-1]).sum()
+    assert 2.5 < float(masked.sum() / starts) < 3.1
+    again = augment_mask(x, valid, 0.15, 3.0, torch.Generator().manual_seed(0))
+    torch.testing.assert_close(out, again, rtol=0, atol=0)
+
+
+def test_mask_augmentation_zero_is_the_plain_model_and_a_masked_fit_is_deterministic():
+    X, y, target = make_unequal(n=16)
+    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, mask_augmentation=0.0).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, mask_augmentation=0.15).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert not np.array_equal(proba, plain)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    reg = EADCTRegressor(**FAST, mask_augmentation=0.15).fit(X, target)
+    assert np.isfinite(reg.predict(X)).all()
+
+
+def test_mask_augmentation_is_checked_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=r"mask_augmentation must be a number in \[0, 1\)"):
+            EADCTClassifier(mask_augmentation=bad).fit(X, y)
+    with pytest.raises(TypeError, match="mask_augmentation"):
+        EADCTRepresentation(mask_augmentation=0.1)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "mask_augmentation")
+    assert old.mask_augmentation == 0.0
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))

@@ -190,6 +190,17 @@ _OTHER = {
         "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
         before=0.0,
     ),
+    "mask_augmentation": Param(
+        0.0,
+        _number(0, 1, low_open=False),
+        "a number in [0, 1)",
+        "float, default=0.0\n"
+        "    Masking of fine-tuning batches: a share ``mask_augmentation`` of each training series' values is set\n"
+        "    to 0 (the channel mean) in runs of mean length ``mask_length`` per channel, the masks of pretraining,\n"
+        "    drawn anew every batch. Validation and prediction see the series as they are; 0 switches it off\n"
+        "    (docs/training.md).",
+        before=0.0,
+    ),
     "mixup": Param(
         0.0,
         _number(0, low_open=False),
@@ -362,6 +373,7 @@ SUPERVISED = (
     "average_decay",
     "augmentation",
     "window_slicing",
+    "mask_augmentation",
     "mixup",
     "n_estimators",
     "optimizer",
@@ -400,7 +412,7 @@ REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_ste
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
-                    "mixup", "label_smoothing")  # fmt: skip
+                    "mask_augmentation", "mixup", "label_smoothing")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
     n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)

@@ -41,6 +41,7 @@ REFERENCE_DEFAULTS = {
     "input_differences": False,
     "label_smoothing": 0.0,
     "log_inputs": False,
+    "mask_augmentation": 0.0,
     "lr": 0.001,
     "loss": "squared_error",
     "lr_schedule": "constant",

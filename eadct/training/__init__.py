@@ -1,6 +1,6 @@
 """Pure torch training: masking, masked loss, the epoch loop and checkpoints (no sklearn)."""
 
-from .augment import augment_magnitude, augment_window_slice, mixup_batch
+from .augment import augment_magnitude, augment_mask, augment_window_slice, mixup_batch
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage
@@ -13,6 +13,7 @@ __all__ = [
     "SeriesTensors",
     "StageSettings",
     "augment_magnitude",
+    "augment_mask",
     "augment_window_slice",
     "autocast",
     "batch_indices",

@@ -1,11 +1,13 @@
 """Augmentation of fine-tuning batches: magnitude (random per-channel scaling plus jitter), time (window
-slicing) and mixup.
+slicing), masking (the pretraining's masks) and mixup.
 
 Scaling and jittering are the two magnitude transforms of Um et al. (2017, "Data augmentation of wearable
 sensor data") that Iwana and Uchida's survey (2021, PLoS ONE 16(7)) found safe across time-series
 classification sets; their usual strengths, 0.1 for the scale and 0.03 for the noise, fix the ratio below.
 Window slicing is Le Guennec et al.'s (2016, "Data augmentation for time series classification using
 convolutional neural networks"): a random window of each series, stretched back to the series' length.
+Masking zeroes runs of values as pretraining does (:func:`eadct.training.make_geometric_mask`), so the
+network is fine-tuned on the kind of gaps its pretraining taught it to fill, a form of input dropout in runs.
 Mixup is Zhang et al.'s (2018, "mixup: Beyond empirical risk minimization", ICLR): the batch is trained on convex
 combinations of pairs of its series, and the loss on the same combination of the pair's targets.
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 import math
 
 import torch
+
+from .masking import make_geometric_mask
 
 #: The jitter's standard deviation as a share of the scaling's (0.03 / 0.1, Um et al. 2017).
 JITTER_SHARE = 0.3
@@ -61,6 +65,17 @@ def augment_window_slice(
     take = lambda i: x.gather(1, i.unsqueeze(-1).expand(-1, -1, c))  # noqa: E731
     out = (1.0 - frac) * take(low) + frac * take(high)
     return out if valid is None else out.masked_fill(~valid.unsqueeze(-1), 0.0)
+
+
+def augment_mask(
+    x: torch.Tensor, valid: torch.Tensor | None, ratio: float, mean_length: float, generator: torch.Generator
+) -> torch.Tensor:
+    """A copy of the batch ``x`` ``(B, N, C)`` with a share ``ratio`` of its values set to 0 (the channel mean
+    after standardisation), in runs of geometric length with mean ``mean_length`` drawn independently per series
+    and channel: the masks of pretraining (:func:`eadct.training.make_geometric_mask`). Padded steps stay 0.
+    Draws come from ``generator`` (CPU)."""
+    mask = make_geometric_mask(tuple(x.shape), ratio, mean_length, generator).to(x.device)
+    return x.masked_fill(mask, 0.0)
 
 
 def beta_draw(alpha: float, generator: torch.Generator) -> float:

@@ -69,6 +69,9 @@ class StageSettings:
     window_slicing : float
         Fine-tuning only: every training series is replaced by a random window of ``1 - window_slicing``
         of its steps, stretched back to its length (:func:`eadct.training.augment_window_slice`); 0: off.
+    mask_augmentation : float
+        Fine-tuning only: a share ``mask_augmentation`` of every training batch's values is set to 0 in runs of
+        mean length ``mask_length``, the masks of pretraining (:func:`eadct.training.augment_mask`); 0: off.
     label_smoothing : float
         Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
         ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
@@ -101,6 +104,7 @@ class StageSettings:
     average_decay: float | None = None
     augmentation: float = 0.0
     window_slicing: float = 0.0
+    mask_augmentation: float = 0.0
     label_smoothing: float = 0.0
     mixup: float = 0.0
     max_steps: int | None = None

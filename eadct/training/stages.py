@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .augment import augment_magnitude, augment_window_slice, mixup_batch
+from .augment import augment_magnitude, augment_mask, augment_window_slice, mixup_batch
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage, set_rng_state
@@ -88,6 +88,18 @@ def _finetuned(network) -> list:
             *network.task_head.parameters()]  # fmt: skip
 
 
+def _augmented(x: torch.Tensor, valid_steps, settings: StageSettings, generator: torch.Generator) -> torch.Tensor:
+    """The fine-tuning batch ``x`` after window slicing, magnitude augmentation and masking, those of them that
+    ``settings`` switches on, in that order."""
+    if settings.window_slicing:
+        x = augment_window_slice(x, valid_steps, settings.window_slicing, generator)
+    if settings.augmentation:
+        x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
+    if settings.mask_augmentation:
+        x = augment_mask(x, valid_steps, settings.mask_augmentation, settings.mask_length, generator)
+    return x
+
+
 def finetune(
     network: nn.Module,
     train: SeriesTensors,
@@ -106,9 +118,10 @@ def finetune(
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
-    epoch has the lowest validation loss. ``settings.window_slicing`` > 0, ``settings.augmentation`` > 0 and
-    ``settings.mixup`` > 0 augment the training batches, in that order (never the validation split; mixup's
-    loss is the mixing weights' combination of the losses against both series' targets);
+    epoch has the lowest validation loss. ``settings.window_slicing`` > 0, ``settings.augmentation`` > 0,
+    ``settings.mask_augmentation`` > 0 and ``settings.mixup`` > 0 augment the training batches, in that order
+    (never the validation split; mixup's loss is the mixing weights' combination of the losses against both
+    series' targets);
     ``settings.label_smoothing`` > 0 smooths the classification targets of the training loss (the validation
     loss is the plain cross-entropy).
     """
@@ -124,10 +137,7 @@ def finetune(
         return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
-        if settings.window_slicing:
-            x = augment_window_slice(x, valid_steps, settings.window_slicing, generator)
-        if settings.augmentation:
-            x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
+        x = _augmented(x, valid_steps, settings, generator)
         if settings.mixup:
             x, valid_steps, partner, lam = mixup_batch(x, valid_steps, settings.mixup, generator)
             outputs = net(x, valid_steps)
