@@ -249,6 +249,8 @@ CANDIDATES = {
     # the classifier's defaults fine-tuned on batches masked as in pretraining (mask_augmentation, new option: 15%
     # of the values zeroed in runs of mean length 3): the gaps the pretraining taught the network to fill
     "short-segments-all-swa20-b8-seg8-mask15": dict(SWA20_B8_SEG8, mask_augmentation=0.15),
+    # the same masks in the regressor's fine-tuning, on its defaults (short-segments-ridge-swa20-cap900)
+    "short-segments-ridge-swa20-cap900-mask15": dict(SWA20_RIDGE, max_steps=900, mask_augmentation=0.15),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
