@@ -327,3 +327,33 @@ def test_regression_spread_reads_train_only_and_its_clip_never_hurts_inside_the_
     assert asked == ["train"] and row["dataset"] == "Toy" and row["seed"] == 0
     assert row["mean_target"] == pytest.approx(np.sqrt(np.mean((y[held] - y[fit].mean()) ** 2)))
     assert row["clipped"] <= row["rmse"] and 0.0 <= row["outside"] <= 1.0 and row["spread"] >= 0.0
+
+
+def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_resumes(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    """benchmarks/treatment_selection.py chooses between the two input treatments on a split inside the screen's
+    fitted part, reuses stored outer rows, never asks for TEST, and skips what finished."""
+    import numpy as np
+
+    treat = sibling_script("treatment_selection.py")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
+    asked = _serve_as_every_split(monkeypatch, X, y)
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
+    candidates = treat._run_one.__globals__["CANDIDATES"]
+    monkeypatch.setitem(candidates, treat.DEFAULTS, tiny)
+    monkeypatch.setitem(candidates, treat.DIFFERENCES, dict(tiny, input_differences=True))
+    stored = tmp_path / "screen.jsonl"
+    stored.write_text(json.dumps(dict(candidate=treat.DEFAULTS, dataset="Toy", seed=0, score=123.0)) + "\n")
+    out = tmp_path / "treatment.jsonl"
+    argv = ["--datasets", "Toy", "--seeds", "0", "--data-dir", "x", "--results", str(stored), "--out", str(out)]
+    treat.main(argv)
+    (row,) = treat.read_results(out)
+    assert asked == ["train"] and row["outer " + treat.DEFAULTS] == 123.0  # the stored row, not a new fit
+    assert row["chosen"] == min(treat.DEFAULTS, treat.DIFFERENCES, key=lambda c: row["inner " + c])
+    assert np.isfinite(row["inner " + treat.DEFAULTS]) and np.isfinite(row["outer " + treat.DIFFERENCES])
+    treat.main(argv)  # finished: nothing fitted again
+    assert len(treat.read_results(out)) == 1
+    printed = capsys.readouterr().out
+    assert "| Toy | 0 |" in printed and "over 1 (set, seed) pairs" in printed
