@@ -14,6 +14,8 @@ splits (benchmarks/screen_defaults.py) without building it: for each (set, seed)
 The TEST file is never opened. Each finished (set, seed) is appended to ``--out`` at once; a rerun of the same
 command skips it. The table printed: per (set, seed) both inner and outer RMSEs, the inner choice, and the outer
 RMSE ratio of the choice to the defaults; then the geometric mean of that ratio and its wins / ties / losses.
+``--margin m`` chooses the differences only where their inner RMSE is below ``m`` times the defaults' (the table
+only: every row stores both inner RMSEs).
 
     python benchmarks/treatment_selection.py --datasets Tecator Covid3Month --seeds 0 --threads 1 \\
         --data-dir ../shared/datasets/TSER --results results/screen/base_lane02.jsonl --out results/treatment.jsonl
@@ -46,21 +48,29 @@ def measure(name: str, X, y, seed: int, stored: dict) -> dict:
         if outer is None:
             outer = _run_one(name, candidate, X, y, seed, 1 / 3)["score"]
         row[f"outer {candidate}"] = outer
-    row["chosen"] = min((DEFAULTS, DIFFERENCES), key=lambda c: row[f"inner {c}"])
+    row["chosen"] = choice(row)
     return row
 
 
-def table(rows: list[dict]) -> str:
-    """The per-(set, seed) table and the summary line of the choice against the defaults."""
+def choice(row: dict, margin: float = 1.0) -> str:
+    """The treatment chosen on the inner split: the differences where their inner RMSE is below ``margin`` times
+    the defaults' (1: whichever is lower), else the defaults."""
+    return DIFFERENCES if row[f"inner {DIFFERENCES}"] < margin * row[f"inner {DEFAULTS}"] else DEFAULTS
+
+
+def table(rows: list[dict], margin: float = 1.0) -> str:
+    """The per-(set, seed) table and the summary line of the choice (``choice`` with ``margin``) against the
+    defaults."""
     lines = ["| dataset | seed | inner: defaults / differences | outer: defaults / differences | chosen | "
              "outer ratio to the defaults |", "|---|---|---|---|---|---|"]  # fmt: skip
     logs = []
     for r in rows:
         inner_d, outer_d = (r[f"{k} {DEFAULTS}"] for k in ("inner", "outer"))
         inner_f, outer_f = (r[f"{k} {DIFFERENCES}"] for k in ("inner", "outer"))
-        ratio = (outer_f if r["chosen"] == DIFFERENCES else outer_d) / outer_d
+        chosen = choice(r, margin)
+        ratio = (outer_f if chosen == DIFFERENCES else outer_d) / outer_d
         logs.append(math.log(ratio))
-        chosen = "differences" if r["chosen"] == DIFFERENCES else "defaults"
+        chosen = "differences" if chosen == DIFFERENCES else "defaults"
         lines.append(f"| {r['dataset']} | {r['seed']} | {inner_d:.4g} / {inner_f:.4g} | {outer_d:.4g} / {outer_f:.4g} "
                      f"| {chosen} | {ratio:.3f} |")  # fmt: skip
     if logs:
@@ -81,6 +91,9 @@ def main(argv=None) -> None:
     parser.add_argument("--data-dir", action="append", required=True)
     parser.add_argument("--results", nargs="*", default=[], help="stored screen rows to reuse (JSON lines)")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument(
+        "--margin", type=float, default=1.0, help="differences only below this times the defaults' inner RMSE"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     stored = {(r["candidate"], r["dataset"], r["seed"]): r["score"] for f in args.results for r in read_results(f)}
@@ -92,7 +105,7 @@ def main(argv=None) -> None:
         for seed in args.seeds:
             if (name, seed) not in done:
                 append_jsonl(args.out, measure(name, *loaded, seed, stored))
-    print(table(read_results(args.out)))
+    print(table(read_results(args.out), args.margin))
 
 
 if __name__ == "__main__":

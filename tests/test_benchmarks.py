@@ -357,3 +357,5 @@ def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_res
     assert len(treat.read_results(out)) == 1
     printed = capsys.readouterr().out
     assert "| Toy | 0 |" in printed and "over 1 (set, seed) pairs" in printed
+    assert treat.choice(row, margin=0.0) == treat.DEFAULTS  # no inner RMSE is below 0: the defaults stay
+    assert "| defaults | 1.000 |" in treat.table([row], margin=0.0)
