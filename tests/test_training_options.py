@@ -243,29 +243,35 @@ def test_window_slice_reads_a_window_of_each_series_stretched_to_its_length():
     torch.testing.assert_close(augment_window_slice(x, valid, 0.0, torch.Generator()), x)
 
 
-def test_window_slicing_zero_is_the_plain_model_and_a_sliced_fit_is_deterministic():
+#: The time augmentations whose share lies in [0, 1): window slicing and masking, each at a usual strength.
+SHARE_OPTIONS = [("window_slicing", 0.1), ("mask_augmentation", 0.15)]
+
+
+@pytest.mark.parametrize("option, value", SHARE_OPTIONS)
+def test_zero_share_is_the_plain_model_and_an_augmented_fit_is_deterministic(option, value):
     X, y, target = make_unequal(n=16)
     plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(EADCTClassifier(**FAST, window_slicing=0.0).fit(X, y).predict_proba(X), plain)
-    clf = EADCTClassifier(**FAST, window_slicing=0.1).fit(X, y)
+    np.testing.assert_array_equal(EADCTClassifier(**FAST, **{option: 0.0}).fit(X, y).predict_proba(X), plain)
+    clf = EADCTClassifier(**FAST, **{option: value}).fit(X, y)
     proba = clf.predict_proba(X)
     assert not np.array_equal(proba, plain)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    reg = EADCTRegressor(**FAST, window_slicing=0.1).fit(X, target)
+    reg = EADCTRegressor(**FAST, **{option: value}).fit(X, target)
     assert np.isfinite(reg.predict(X)).all()
 
 
-def test_window_slicing_is_checked_and_old_models_load_without_it():
+@pytest.mark.parametrize("option, value", SHARE_OPTIONS)
+def test_share_options_are_checked_and_old_models_load_without_them(option, value):
     X, y = make_panel(n=16)
     for bad in (-0.1, 1.0):
-        with pytest.raises(ValueError, match=r"window_slicing must be a number in \[0, 1\)"):
-            EADCTClassifier(window_slicing=bad).fit(X, y)
-    with pytest.raises(TypeError, match="window_slicing"):
-        EADCTRepresentation(window_slicing=0.1)
+        with pytest.raises(ValueError, match=option + r" must be a number in \[0, 1\)"):
+            EADCTClassifier(**{option: bad}).fit(X, y)
+    with pytest.raises(TypeError, match=option):
+        EADCTRepresentation(**{option: value})
     clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "window_slicing")
-    assert old.window_slicing == 0.0
+    old = saved_without(clf, option)
+    assert getattr(old, option) == 0.0
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
@@ -445,29 +451,3 @@ def test_mask_augmentation_zeroes_runs_of_the_documented_share_and_keeps_the_res
     assert 2.5 < float(masked.sum() / starts) < 3.1
     again = augment_mask(x, valid, 0.15, 3.0, torch.Generator().manual_seed(0))
     torch.testing.assert_close(out, again, rtol=0, atol=0)
-
-
-def test_mask_augmentation_zero_is_the_plain_model_and_a_masked_fit_is_deterministic():
-    X, y, target = make_unequal(n=16)
-    plain = EADCTClassifier(**FAST).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(EADCTClassifier(**FAST, mask_augmentation=0.0).fit(X, y).predict_proba(X), plain)
-    clf = EADCTClassifier(**FAST, mask_augmentation=0.15).fit(X, y)
-    proba = clf.predict_proba(X)
-    assert not np.array_equal(proba, plain)
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    reg = EADCTRegressor(**FAST, mask_augmentation=0.15).fit(X, target)
-    assert np.isfinite(reg.predict(X)).all()
-
-
-def test_mask_augmentation_is_checked_and_old_models_load_without_it():
-    X, y = make_panel(n=16)
-    for bad in (-0.1, 1.0):
-        with pytest.raises(ValueError, match=r"mask_augmentation must be a number in \[0, 1\)"):
-            EADCTClassifier(mask_augmentation=bad).fit(X, y)
-    with pytest.raises(TypeError, match="mask_augmentation"):
-        EADCTRepresentation(mask_augmentation=0.1)
-    clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "mask_augmentation")
-    assert old.mask_augmentation == 0.0
-    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
