@@ -7,9 +7,12 @@ in the blocked path's backward, its larger blocks, bf16 autocast through the cus
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
+from conftest import TINY, make_panel
 
+from eadct import EADCTClassifier, EADCTRegressor
 from eadct.networks import EADCTEncoder, EncoderConfig
 
 pytestmark = pytest.mark.gpu
@@ -182,3 +185,40 @@ def test_memory_estimate_bounds_the_cuda_peak():
         assert 0.5 * peak < est < 2.0 * peak, (checkpoint, bf16, peak / 2**20, est / 2**20)
         del enc, x
         torch.cuda.empty_cache()
+
+
+# Every option that changes what a fit computes, on CUDA (bf16 autocast by default): the CPU suite checks what
+# each one does; this checks that its tensors, generators and masks live on the fit's device.
+CUDA_OPTIONS = [
+    {"pooling": "segments-attention"},
+    {"pooling": "flatten"},
+    {"pooling": "segments-max", "head_hidden_size": 8, "head_refit": None},
+    {"augmentation": 0.1, "window_slicing": 0.8, "mask_augmentation": 0.15, "mixup": 0.2},
+    {"average_epochs": 2, "average_batch_norm": "recompute"},
+    {"average_epochs": None, "average_decay": 0.9},
+    {"lr_schedule": "cosine", "validation_fraction": 0.25, "n_iter_no_change": 1, "label_smoothing": 0.1},
+    {"input_differences": True, "series_normalization": True, "log_inputs": "auto"},
+    {"n_estimators": 2, "recompute_attention": True, "attention_downsample": 2},
+    {"architecture": "transformer", "precision": "float32"},
+    {"architecture": "lstm"},
+    {"architecture": "resnet"},
+    {"loss": "huber", "clip_predictions": True, "clip_representation": True},
+]
+
+
+@pytest.mark.parametrize("regression", [False, True], ids=["classifier", "regressor"])
+@pytest.mark.parametrize("options", CUDA_OPTIONS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
+def test_every_option_fits_and_predicts_on_cuda(options, regression):
+    X, y = make_panel(n=24)
+    X = np.abs(X) + 0.1  # positive series, so that log_inputs="auto" takes the logarithm
+    cls = EADCTRegressor if regression else EADCTClassifier
+    options = {k: v for k, v in options.items() if k in cls._get_param_names()}  # the estimator's own options
+    est = cls(**{**TINY, **options, "device": "cuda"})
+    est.fit(X, X[:, 0].mean(axis=1) if regression else y)
+    assert est.device_.startswith("cuda")
+    pred = est.predict(X)
+    assert pred.shape == (len(X),)
+    if regression:
+        assert np.isfinite(pred).all()
+    else:
+        assert np.isfinite(est.predict_proba(X)).all()
