@@ -157,6 +157,7 @@ def test_memory_estimate_bounds_the_cuda_peak():
             attention_ratio=1.0,
             n_blocks=2,
             recompute_attention=checkpoint,
+            attention_downsample=1,  # every step attends ("auto" would pool 512 steps before attention)
             fast_plain_attention=False,
         )
         torch.manual_seed(0)
