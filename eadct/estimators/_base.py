@@ -36,6 +36,7 @@ from ._param import plain
 from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
 from ._signature import check_params
+from ._treatment import chosen
 from ._warn import warn_longer, warn_user
 
 
@@ -108,9 +109,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
 
     # ------------------------------------------------------------------ network
     def _encoder_config(self, n_channels: int, max_len: int, plan: dict | None = None) -> EncoderConfig:
-        """The encoder settings in effect: the parameters, the architecture's overrides, a memory plan's."""
+        """The encoder settings in effect: the parameters, the architecture's, what "auto" chose, a memory plan's."""
         settings = get_architecture(self.architecture).resolve({k: getattr(self, k) for k in ENCODER_PARAMS})
-        settings.update({k: v for k, v in (plan or {}).items() if k in ENCODER_PARAMS})
+        settings.update({k: v for k, v in {**chosen(self), **(plan or {})}.items() if k in ENCODER_PARAMS})
         return EncoderConfig(n_channels=n_channels, max_len=max_len, **{k: plain(v) for k, v in settings.items()})
 
     def _build_network(self, n_channels: int, max_len: int, n_outputs: int | None, plan: dict | None = None):

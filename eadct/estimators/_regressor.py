@@ -11,6 +11,9 @@ from ._docs import FITTED_DOC, doc_with_default, parameters_doc
 from ._params import REGRESSOR, REGRESSOR_DEFAULTS
 from ._ridge import check_refit, refit_linear_head
 from ._signature import make_init
+from ._treatment import ATTRIBUTES_DOC as TREATMENT_ATTRIBUTES_DOC
+from ._treatment import DOC as TREATMENT_DOC
+from ._treatment import fit_with_chosen_treatment, is_auto
 
 
 def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.ndarray]:
@@ -23,6 +26,9 @@ def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.nd
     q25, median, q75 = np.percentile(y2, [25, 50, 75], axis=0)
     iqr_scale = (q75 - q25) / 1.349
     return median, np.where(iqr_scale > 1e-12, iqr_scale, std)
+
+
+_OWN_DEFAULTS_DOC = {n: doc_with_default(n, v) for n, v in REGRESSOR_DEFAULTS.items()}
 
 
 class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
@@ -39,7 +45,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(REGRESSOR, **{n: doc_with_default(n, v) for n, v in REGRESSOR_DEFAULTS.items()})}
+{parameters_doc(REGRESSOR, input_differences=TREATMENT_DOC, **_OWN_DEFAULTS_DOC)}
     Attributes
     ----------
     target_mean_, target_scale_ : ndarray of shape (n_targets,)
@@ -51,7 +57,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         With ``head_input_parts``: the weight of the input's block that leave-one-out chose per member (0: none).
     target_min_, target_max_ : ndarray of shape (n_targets,)
         The smallest and largest value of each target in fit: the range ``clip_predictions`` clips to.
-{FITTED_DOC}
+{TREATMENT_ATTRIBUTES_DOC}{FITTED_DOC}
     Examples
     --------
     >>> import numpy as np
@@ -80,7 +86,11 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         -------
         self
         """
+        if is_auto(self.input_differences):  # the treatment chosen on an inner split, then this fit again
+            return fit_with_chosen_treatment(self, X, y, X_unlabeled)
         panel = self._start_supervised_fit(X, y)
+        self.input_differences_ = self.input_differences
+        self.__dict__.pop("treatment_choice_", None)
         check_refit(self.head_refit, self.head_hidden_size, type(self).__name__, self.head_input_parts, self.loss)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)

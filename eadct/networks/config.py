@@ -115,7 +115,7 @@ class EncoderConfig:
     input_differences: bool = setting(
         False,
         is_switch,
-        "True or False",
+        'True or False ("auto": EADCTRegressor only)',
         "bool, default=False\n"
         "    The input stem also reads each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first\n"
         "    step), scaled to unit standard deviation over the training series: the local slope beside the\n"

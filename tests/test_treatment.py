@@ -1,0 +1,112 @@
+"""``EADCTRegressor(input_differences="auto")``: the treatment chosen on an inner split of TRAIN, then refitted."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from conftest import TINY, make_panel
+from sklearn.base import clone
+
+import eadct
+from eadct import EADCTClassifier, EADCTRegressor
+from eadct.estimators import _treatment
+
+FAST = dict(TINY, max_epochs=2)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, _ = make_panel(n=24)
+    return X, X[:, 0].mean(axis=1) + 0.5 * X[:, 1, -1]
+
+
+@pytest.fixture(scope="module")
+def fits(data):
+    """The plain fits with and without the differences, and "auto" forced each way by its margin."""
+    X, y = data
+    out = {value: EADCTRegressor(**FAST, input_differences=value).fit(X, y) for value in (False, True)}
+    with pytest.MonkeyPatch.context() as mp:
+        for margin, name in ((0.0, "auto-without"), (1e9, "auto-with")):
+            mp.setattr(_treatment, "MARGIN", margin)
+            out[name] = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
+    return out
+
+
+@pytest.mark.parametrize("name, chosen", [("auto-without", False), ("auto-with", True)])
+def test_auto_refits_the_chosen_treatment_exactly(fits, data, name, chosen):
+    X, _ = data
+    auto = fits[name]
+    assert auto.get_params()["input_differences"] == "auto"  # fit does not change the parameter
+    assert auto.input_differences_ is chosen and auto.treatment_choice_["chosen"] is chosen
+    assert fits[chosen].input_differences_ is chosen and not hasattr(fits[chosen], "treatment_choice_")
+    # the refit is the plain fit of the chosen treatment with the same random_state
+    np.testing.assert_array_equal(auto.predict(X), fits[chosen].predict(X))
+
+
+def test_auto_records_both_held_out_errors(fits):
+    choice = fits["auto-without"].treatment_choice_
+    assert choice["n_fit"] + choice["n_holdout"] == 24 and choice["n_holdout"] == 8
+    assert choice["rmse_without"] > 0 and choice["rmse_with"] > 0 and choice["margin"] == 0.0
+
+
+def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
+    X, y = data
+    seen = []
+    fit = EADCTRegressor.fit
+
+    def spy(self, X_, y_, X_unlabeled=None):
+        seen.append((np.asarray(X_).copy(), np.asarray(y_).copy(), self.input_differences))
+        return fit(self, X_, y_, X_unlabeled=X_unlabeled)
+
+    monkeypatch.setattr(EADCTRegressor, "fit", spy)
+    est = EADCTRegressor(**FAST, input_differences="auto")
+    est.fit(X[:18], y[:18])  # the last 6 series stand for data outside TRAIN
+    (_, _, auto), (X_a, y_a, first), (X_b, _, second), (X_r, y_r, refit) = seen
+    assert (auto, first, second, refit) == ("auto", False, True, est.input_differences_)
+    np.testing.assert_array_equal(X_a, X_b)  # both treatments on the same inner part
+    rows = {row.tobytes() for row in X[:18]}
+    assert all(row.tobytes() in rows for row in X_a) and len(X_a) == 12  # two thirds of TRAIN, nothing else
+    np.testing.assert_array_equal(X_r, X[:18])
+    np.testing.assert_array_equal(y_r, y[:18])
+
+
+def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tmp_path):
+    X, y = data
+    auto = fits["auto-with"]
+    again = clone(auto).set_params(input_differences="auto")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_treatment, "MARGIN", 1e9)
+        again.fit(X, y)
+    assert again.treatment_choice_ == auto.treatment_choice_
+    np.testing.assert_array_equal(again.predict(X), auto.predict(X))
+    restored = pickle.loads(pickle.dumps(auto))
+    np.testing.assert_allclose(restored.predict(X), auto.predict(X), atol=1e-6)
+    loaded = eadct.load(eadct.save(auto, tmp_path / "auto.safetensors"))
+    assert loaded.get_params()["input_differences"] == "auto" and loaded.input_differences_ is True
+    np.testing.assert_allclose(loaded.predict(X), auto.predict(X), atol=1e-6)
+
+
+def test_auto_on_few_series_fits_without_choosing(data, monkeypatch):
+    X, y = data
+    calls = []
+    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+    est = EADCTRegressor(**FAST, input_differences="auto").fit(X[:11], y[:11])
+    assert calls == [] and est.input_differences_ is False
+    assert est.treatment_choice_["rmse_without"] is None and est.treatment_choice_["n_holdout"] == 0
+
+
+def test_auto_reports_bad_input_as_the_plain_fit_does(data):
+    X, y = data
+    with pytest.raises(ValueError) as plain:
+        EADCTRegressor(**FAST).fit(X, y[:5])
+    with pytest.raises(ValueError) as auto:
+        EADCTRegressor(**FAST, input_differences="auto").fit(X, y[:5])
+    assert str(auto.value) == str(plain.value)
+
+
+def test_auto_is_the_regressors_only(data):
+    X, _ = data
+    with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTRegressor only\)"):
+        EADCTClassifier(**FAST, input_differences="auto").fit(X, np.arange(24) % 3)
