@@ -359,3 +359,38 @@ def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_res
     assert "| Toy | 0 |" in printed and "over 1 (set, seed) pairs" in printed
     assert treat.choice(row, margin=0.0) == treat.DEFAULTS  # no inner RMSE is below 0: the defaults stay
     assert "| defaults | 1.000 |" in treat.table([row], margin=0.0)
+
+
+@pytest.mark.parametrize("margin, chosen", [(0.0, False), (1e9, True)])
+def test_treatment_auto_scores_test_and_fits_the_defaults_only_where_the_choice_differs(
+    tmp_path, monkeypatch, capsys, sibling_script, margin, chosen
+):
+    """benchmarks/treatment_auto.py: "auto" on TRAIN scored on TEST; the defaults' row is "auto"'s own refit where
+    it kept the defaults' treatment, a separate fit where it took the differences; a rerun skips what finished."""
+    import numpy as np
+
+    from eadct.estimators import _treatment
+
+    auto = sibling_script("treatment_auto.py")
+    rng = np.random.default_rng(0)
+    data = {"train": (rng.normal(size=(24, 1, 10)), rng.normal(size=24)), "test": (rng.normal(size=(6, 1, 10)),
+                                                                                  rng.normal(size=6))}  # fmt: skip
+    monkeypatch.setattr(auto, "_load", lambda name, dirs, split: data[split])
+    monkeypatch.setattr(_treatment, "MARGIN", margin)
+    fits, plain_fit = [], auto._fit
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0)
+
+    def tiny_fit(*args, **params):
+        fits.append(params.get("input_differences"))
+        return plain_fit(*args, **params, **tiny)
+
+    monkeypatch.setattr(auto, "_fit", tiny_fit)
+    out = tmp_path / "auto.jsonl"
+    argv = ["--datasets", "Toy", "--seeds", "0", "--data-dir", "x", "--out", str(out)]
+    auto.main(argv)
+    auto.main(argv)  # finished: nothing fitted again
+    (row,) = auto.read_jsonl(out)
+    assert fits == (["auto", None] if chosen else ["auto"]) and row["chosen"] is chosen
+    if not chosen:
+        assert row["defaults_rmse"] == row["auto_rmse"] and row["defaults_fit_s"] < row["auto_fit_s"]
+    assert "| Toy | 1 |" in capsys.readouterr().out
