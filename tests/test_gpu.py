@@ -188,8 +188,8 @@ def test_memory_estimate_bounds_the_cuda_peak():
         torch.cuda.empty_cache()
 
 
-# Every option that changes what a fit computes, on CUDA (bf16 autocast by default): the CPU suite checks what
-# each one does; this checks that its tensors, generators and masks live on the fit's device.
+# The options that change what a fit computes, on CUDA (bf16 autocast by default): the CPU suite checks what each
+# one does; this checks that its tensors, generators and masks live on the fit's device.
 CUDA_OPTIONS = [
     {"pooling": "segments-attention"},
     {"pooling": "flatten"},
@@ -209,7 +209,7 @@ CUDA_OPTIONS = [
 
 @pytest.mark.parametrize("regression", [False, True], ids=["classifier", "regressor"])
 @pytest.mark.parametrize("options", CUDA_OPTIONS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_every_option_fits_and_predicts_on_cuda(options, regression):
+def test_options_fit_and_predict_on_cuda(options, regression):
     X, y = make_panel(n=24)
     X = np.abs(X) + 0.1  # positive series, so that log_inputs="auto" takes the logarithm
     cls = EADCTRegressor if regression else EADCTClassifier
