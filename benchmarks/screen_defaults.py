@@ -251,6 +251,13 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-mask15": dict(SWA20_B8_SEG8, mask_augmentation=0.15),
     # the same masks in the regressor's fine-tuning, on its defaults (short-segments-ridge-swa20-cap900)
     "short-segments-ridge-swa20-cap900-mask15": dict(SWA20_RIDGE, max_steps=900, mask_augmentation=0.15),
+    # the regressor's defaults in a third of the epochs, without and with the input's differences: the short fits
+    # that would choose input_differences="auto" (docs/accuracy.md, "Candidate default: the treatment chosen by
+    # short fits"; benchmarks/treatment_short_choice.py)
+    "short-segments-ridge-swa20-third": dict(SWA20_RIDGE, max_epochs=20, pretrain_epochs=7, average_epochs=7),
+    "short-segments-ridge-swa20-third-diff": dict(
+        SWA20_RIDGE, max_epochs=20, pretrain_epochs=7, average_epochs=7, input_differences=True
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -394,3 +394,34 @@ def test_treatment_auto_scores_test_and_fits_the_defaults_only_where_the_choice_
     if not chosen:
         assert row["defaults_rmse"] == row["auto_rmse"] and row["defaults_fit_s"] < row["auto_fit_s"]
     assert "| Toy | 1 |" in capsys.readouterr().out
+
+
+def test_treatment_short_choice_refits_only_the_short_candidates_on_the_stored_inner_split(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    """benchmarks/treatment_short_choice.py: for each stored row, the two short candidates on the same inner split of
+    TRAIN, both choices with the margin, the hold-out ratio the short choice gives; TRAIN only, resumable."""
+    import numpy as np
+
+    short = sibling_script("treatment_short_choice.py")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
+    asked = _serve_as_every_split(monkeypatch, X, y)
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
+    candidates = short._run_one.__globals__["CANDIDATES"]
+    monkeypatch.setitem(candidates, short.SHORT, tiny)
+    monkeypatch.setitem(candidates, short.SHORT_DIFFERENCES, dict(tiny, input_differences=True))
+    d, f = short.DEFAULTS, short.DIFFERENCES
+    stored = tmp_path / "treatment.jsonl"
+    stored.write_text(json.dumps({"dataset": "Toy", "seed": 0, f"inner {d}": 1.0, f"inner {f}": 0.4,
+                                  f"outer {d}": 2.0, f"outer {f}": 1.0}) + "\n")  # fmt: skip
+    out = tmp_path / "short.jsonl"
+    argv = ["--stored", str(stored), "--data-dir", "x", "--out", str(out)]
+    short.main(argv)
+    short.main(argv)  # finished: nothing fitted again
+    (row,) = short.read_results(out)
+    assert asked == ["train"] and row[f"outer {d}"] == 2.0
+    full, chosen = short.choices(row)
+    assert full is True and chosen == (row[f"inner {short.SHORT_DIFFERENCES}"] < 0.5 * row[f"inner {short.SHORT}"])
+    printed = capsys.readouterr().out
+    assert f"| {0.5 if chosen else 1.0:.3f} |" in printed and "on 0 of 0 Tecator pairs" in printed
