@@ -7,8 +7,7 @@ tests/test_treatment.py), so the defaults' TEST RMSE is the same number and thei
 less ``treatment_choice_["choice_s"]``). Where "auto" takes the differences, the defaults are fitted too, in the
 same process. Each finished (set, seed) is appended to ``--out`` at once; a rerun skips it. The table printed: per
 (set, seed) the choice, its inner RMSEs, both TEST RMSEs and fit times; then per set the ratio of the 3-seed mean
-RMSEs and of the mean fit times, and the geometric mean of the RMSE ratios over the sets. ``--short-choice STORED``
-measures step 2 of the rule "Candidate default: the treatment chosen by short fits" instead (measure_short_choice).
+RMSEs and of the mean fit times, and the geometric mean of the RMSE ratios over the sets.
 
     python benchmarks/treatment_auto.py --datasets Tecator CardanoSentiment --seeds 0 1 2 --threads 1 \\
         --data-dir ../shared/datasets/TSER --out results/treatment_auto.jsonl
@@ -59,27 +58,6 @@ def measure(name: str, dirs, seed: int, threads: int) -> dict:
     return row
 
 
-def measure_short_choice(name: str, dirs, seed: int, threads: int, stored: dict) -> dict:
-    """Step 2 of the short-fits rule: the choice by fits of a third of the epochs on this (set, seed)'s TRAIN. Where
-    it equals ``stored``'s full-length choice, the refit and so the TEST RMSE are ``stored``'s; else the refit runs.
-    The fit time is the short choice's seconds plus the refit's (``stored``'s fit less its choice's)."""
-    from eadct.estimators import _treatment
-
-    (X, y), (X_test, y_test) = _load(name, dirs, "train"), _load(name, dirs, "test")
-    _treatment.CHOICE_EPOCHS = 1 / 3
-    choice = _treatment.choose(EADCTRegressor(input_differences="auto", random_state=seed, n_jobs=threads), X, y)
-    row = dict(dataset=name, seed=seed, threads=threads, chosen=choice["chosen"], choice=choice, short=True)
-    row.update(defaults_rmse=stored["defaults_rmse"], defaults_fit_s=stored["defaults_fit_s"])
-    if choice["chosen"] == stored["chosen"]:
-        refit_rmse, refit_s = stored["auto_rmse"], stored["auto_fit_s"] - stored["choice"]["choice_s"]
-    else:
-        params = dict(input_differences=choice["chosen"], random_state=seed, n_jobs=threads)
-        _, refit_rmse, refit_s = _fit(X, y, X_test, y_test, **params)
-    reused = choice["chosen"] == stored["chosen"]
-    row.update(auto_rmse=refit_rmse, auto_fit_s=choice["choice_s"] + refit_s, refit_reused=reused)
-    return row
-
-
 def table(rows: list[dict]) -> str:
     lines = ["| dataset | seed | chosen | inner RMSE without / with (target SDs) | TEST RMSE: auto / defaults | "
              "fit (s): auto / defaults |", "|---|---|---|---|---|---|"]  # fmt: skip
@@ -114,20 +92,13 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--data-dir", action="append", required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--short-choice", nargs="*", type=Path, metavar="STORED",
-                        help="step 2 of the short-fits rule, beside these rows of this script")  # fmt: skip
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     done = {(r["dataset"], r["seed"]) for r in read_jsonl(args.out)} if args.out.exists() else set()
     for name in args.datasets:
         for seed in args.seeds:
-            if (name, seed) in done:
-                continue
-            if args.short_choice is None:
+            if (name, seed) not in done:
                 append_jsonl(args.out, measure(name, args.data_dir, seed, args.threads))
-            else:
-                stored = {(r["dataset"], r["seed"]): r for f in args.short_choice for r in read_jsonl(f)}[name, seed]
-                append_jsonl(args.out, measure_short_choice(name, args.data_dir, seed, args.threads, stored))
                 print(table([r for r in read_jsonl(args.out) if r["dataset"] == name and r["seed"] == seed]))
     print(table(read_jsonl(args.out)))
 

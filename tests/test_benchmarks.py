@@ -425,36 +425,3 @@ def test_treatment_short_choice_refits_only_the_short_candidates_on_the_stored_i
     assert full is True and chosen == (row[f"inner {short.SHORT_DIFFERENCES}"] < 0.5 * row[f"inner {short.SHORT}"])
     printed = capsys.readouterr().out
     assert f"| {0.5 if chosen else 1.0:.3f} |" in printed and "on 0 of 0 Tecator pairs" in printed
-
-
-@pytest.mark.parametrize("margin, reused", [(0.0, True), (1e9, False)])
-def test_treatment_auto_short_choice_reuses_the_refit_where_the_choice_agrees(
-    tmp_path, monkeypatch, sibling_script, margin, reused
-):
-    """benchmarks/treatment_auto.py --short-choice: the choice by fits of a third of the epochs; the stored refit's
-    TEST RMSE where it chooses as the stored full-length choice did, a new refit where it does not."""
-    import numpy as np
-
-    from eadct.estimators import _treatment
-
-    auto = sibling_script("treatment_auto.py")
-    rng = np.random.default_rng(0)
-    data = {"train": (rng.normal(size=(24, 1, 10)), rng.normal(size=24)), "test": (rng.normal(size=(6, 1, 10)),
-                                                                                  rng.normal(size=6))}  # fmt: skip
-    monkeypatch.setattr(auto, "_load", lambda name, dirs, split: data[split])
-    monkeypatch.setattr(_treatment, "MARGIN", margin)
-    monkeypatch.setattr(_treatment, "CHOICE_EPOCHS", 1.0)  # the script sets 1/3; restored after the test
-    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=3, pretrain_epochs=0, average_epochs=None)
-    plain = auto.EADCTRegressor
-    monkeypatch.setattr(auto, "EADCTRegressor", lambda **p: plain(**{**tiny, **p}))
-    stored = tmp_path / "auto.jsonl"
-    stored.write_text(json.dumps(dict(dataset="Toy", seed=0, chosen=False, choice={"choice_s": 10.0}, auto_rmse=1.23,
-                                      auto_fit_s=30.0, defaults_rmse=1.23, defaults_fit_s=20.0)) + "\n")  # fmt: skip
-    out = tmp_path / "short.jsonl"
-    argv = ["--datasets", "Toy", "--seeds", "0", "--data-dir", "x", "--out", str(out), "--short-choice", str(stored)]
-    auto.main(argv)
-    (row,) = auto.read_jsonl(out)
-    assert _treatment.CHOICE_EPOCHS == 1 / 3 and row["refit_reused"] is reused and row["chosen"] is not reused
-    assert (row["auto_rmse"] == 1.23) is reused and row["defaults_rmse"] == 1.23
-    if reused:
-        assert row["auto_fit_s"] == pytest.approx(row["choice"]["choice_s"] + 20.0)

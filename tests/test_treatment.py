@@ -111,22 +111,3 @@ def test_auto_is_the_regressors_only(data):
     X, _ = data
     with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTRegressor only\)"):
         EADCTClassifier(**FAST, input_differences="auto").fit(X, np.arange(24) % 3)
-
-
-def test_the_choice_trains_the_share_of_epochs_and_skips_where_the_step_cap_binds(data, monkeypatch):
-    X, y = data
-    inner = []
-    monkeypatch.setattr(_treatment, "clone", lambda est: inner.append(clone(est)) or inner[-1])
-    monkeypatch.setattr(_treatment, "CHOICE_EPOCHS", 1 / 3)
-    est = EADCTRegressor(**dict(FAST, max_epochs=6, pretrain_epochs=2, average_epochs=4), input_differences="auto")
-    choice = _treatment.choose(est, X, y)
-    assert [(e.max_epochs, e.pretrain_epochs, e.average_epochs, e.input_differences) for e in inner] == [
-        (2, 1, 2, False),
-        (2, 1, 2, True),
-    ]
-    assert choice["rmse_with"] is not None
-    monkeypatch.setattr(_treatment, "SKIP_WHERE_CAPPED", True)
-    inner.clear()
-    capped = est.set_params(max_steps=5, batch_size=16)  # 2 batches x 6 epochs = 12 steps > 5: the cap binds
-    assert _treatment.choose(capped, X, y)["rmse_with"] is None and inner == []
-    assert _treatment.choose(capped.set_params(max_steps=12), X, y)["rmse_with"] is not None  # 12 steps: it does not

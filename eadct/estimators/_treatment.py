@@ -26,10 +26,6 @@ MARGIN = 0.5
 HOLDOUT = 1 / 3
 #: Below this many TRAIN series there is no choice: the treatment without differences is fitted.
 MIN_SERIES = 12
-#: The share of the fit's epochs (fine-tuning, pretraining, averaged) that the choice's two fits train for.
-CHOICE_EPOCHS = 1.0
-#: Whether the choice is skipped where the step cap binds (``max_steps``: those fits already spend the budget).
-SKIP_WHERE_CAPPED = False
 
 #: ``EADCTRegressor``'s text of ``input_differences``, which also takes "auto".
 DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default=False', 1) + (
@@ -62,26 +58,22 @@ def chosen(est) -> dict:
 
 def choose(est, X, y, X_unlabeled=None) -> dict:
     """The choice of ``input_differences`` for ``est``'s settings on an inner split of (X, y) (``treatment_choice_``;
-    ``chosen`` False without fits where there are too few series, the step cap binds, or X or y is invalid)."""
+    ``chosen`` False without fits where there are too few series or X or y is invalid)."""
     try:
         series, y_arr = _series_list(X), np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError):  # the fit says what is wrong with X or y
         series, y_arr = [], np.zeros(0)
     n = len(y_arr)
     choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0)
-    if n < MIN_SERIES or len(series) != n or (SKIP_WHERE_CAPPED and _capped(est, n)):
+    if n < MIN_SERIES or len(series) != n:
         return choice
     start = time.perf_counter()
     fit_idx, hold_idx = train_test_split(np.arange(n), test_size=HOLDOUT, random_state=est.random_state)
     take = lambda idx: series[idx] if isinstance(series, np.ndarray) else [series[i] for i in idx]  # noqa: E731
     scale = y_arr[fit_idx].reshape(len(fit_idx), -1).std(axis=0)
     scale = np.where(scale > 1e-12, scale, 1.0)
-    short = lambda v: None if v is None else max(1, int(np.ceil(v * CHOICE_EPOCHS)))  # noqa: E731
-    epochs = {k: short(getattr(est, k)) for k in ("max_epochs", "pretrain_epochs", "average_epochs")}
-    if est.pretrain_epochs == 0:
-        epochs["pretrain_epochs"] = 0
-    for differences in (False, True):
-        inner = clone(est).set_params(input_differences=differences, checkpoint_path=None, **epochs)
+    for differences in (False, True):  # fits as long as the refit: shorter ones miss Tecator's gain (docs/accuracy.md)
+        inner = clone(est).set_params(input_differences=differences, checkpoint_path=None)
         inner.fit(take(fit_idx), y_arr[fit_idx], X_unlabeled=X_unlabeled)
         error = (inner.predict(take(hold_idx)) - y_arr[hold_idx]).reshape(len(hold_idx), -1) / scale
         choice["rmse_with" if differences else "rmse_without"] = float(np.sqrt(np.mean(error**2)))
@@ -105,11 +97,3 @@ def fit_with_chosen_treatment(est, X, y, X_unlabeled=None):
         est.input_differences = "auto"
     est.input_differences_, est.treatment_choice_ = choice["chosen"], choice
     return est
-
-
-def _capped(est, n: int) -> bool:
-    """Whether the step cap binds on a fit of ``n`` series (the fit checks the settings; here invalid ones do not)."""
-    try:
-        return est.max_steps is not None and -(-n // est.batch_size) * est.max_epochs > est.max_steps
-    except TypeError:
-        return False
