@@ -4,7 +4,7 @@ Step 1 of the rule in docs/accuracy.md ("Candidate default: the treatment chosen
 seed) row that benchmarks/treatment_selection.py stored (``--stored``: its inner RMSEs of the full-length fits
 without and with the input's differences, and the screen hold-out's RMSEs of both), it splits the screen's fitted
 part the same way again and fits the two short candidates on the inner two thirds, scoring them on the inner third.
-Both choices use the margin of ``eadct.estimators._treatment.MARGIN``. TRAIN only; each finished (set, seed) is
+Both choices use the margin of ``eadct.estimators.TREATMENT_MARGIN``. TRAIN only; each finished (set, seed) is
 appended to ``--out`` at once and a rerun skips it. The table printed: per (set, seed) both inner ratios (with to
 without), both choices, and the hold-out ratio to the defaults that the short choice would give; then the count of
 agreements, on Tecator and elsewhere, and the geometric mean of the short choice's hold-out ratios.
@@ -24,7 +24,7 @@ import numpy as np
 from screen_defaults import _load_train, _run_one, inner_split, read_results
 from treatment_selection import DEFAULTS, DIFFERENCES
 
-from eadct.estimators._treatment import MARGIN
+from eadct.estimators import TREATMENT_MARGIN as MARGIN
 from eadct.tables import append_jsonl, subset
 
 SHORT, SHORT_DIFFERENCES = "short-segments-ridge-swa20-third", "short-segments-ridge-swa20-third-diff"

@@ -7,6 +7,7 @@ from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 from ._ridge import RIDGE_ALPHAS
+from ._treatment import MARGIN as TREATMENT_MARGIN
 
 __all__ = [
     "EADCTClassifier",
@@ -14,6 +15,7 @@ __all__ = [
     "EADCTRepresentation",
     "PAPER_CONFIGURATION",
     "RIDGE_ALPHAS",
+    "TREATMENT_MARGIN",
     "Panel",
     "fill_missing",
     "to_panel",
