@@ -31,8 +31,8 @@ MIN_SERIES = 12
 DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default=False', 1) + (
     '\n    "auto": fitted without and with the differences on two thirds of TRAIN and scored on the rest; the'
     "\n    differences are kept only where their RMSE there is below half of the other's, then the choice is"
-    "\n    fitted on all of TRAIN (about 2.3 times a fit's time; ``input_differences_``, ``treatment_choice_``;"
-    "\n    docs/training.md)."
+    "\n    fitted on all of TRAIN: two more fits on two thirds of it, more than twice a fit's time"
+    "\n    (``input_differences_``, ``treatment_choice_``; docs/training.md)."
 )
 #: The attributes "auto" sets (numpydoc).
 ATTRIBUTES_DOC = """\
