@@ -268,15 +268,20 @@ DATASET_PARAMS = {"UWaveGestureLibrary": {"attention_downsample": 2}, "AtrialFib
                   "StandWalkJump": {"attention_downsample": 4}}  # fmt: skip
 
 
-def _load_train(name: str, dirs):
+def _load_split(name: str, dirs, split: str):
+    """(X, y) of dataset ``name``'s ``split`` from the first of ``dirs`` that has it; None where none has."""
     from eadct.datasets import DatasetNotFoundError, load_dataset
 
     for d in dirs:
         try:
-            return load_dataset(name, "train", d, progress=False)
+            return load_dataset(name, split, d, progress=False)
         except DatasetNotFoundError:
             continue
     return None
+
+
+def _load_train(name: str, dirs):
+    return _load_split(name, dirs, "train")
 
 
 def inner_split(y, holdout: float, seed: int, classification: bool):

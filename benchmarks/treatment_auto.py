@@ -21,20 +21,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+from screen_defaults import _load_split
 
 from eadct import EADCTRegressor
 from eadct.tables import append_jsonl, read_jsonl
 
 
 def _load(name: str, dirs, split: str):
-    from eadct.datasets import DatasetNotFoundError, load_dataset
-
-    for d in dirs:
-        try:
-            return load_dataset(name, split, d, progress=False)
-        except DatasetNotFoundError:
-            continue
-    raise SystemExit(f"{name}: no {split.upper()} file under {dirs}")
+    loaded = _load_split(name, dirs, split)
+    if loaded is None:
+        raise SystemExit(f"{name}: no {split.upper()} file under {dirs}")
+    return loaded
 
 
 def _fit(X, y, X_test, y_test, **params) -> tuple[EADCTRegressor, float, float]:

@@ -37,13 +37,20 @@ from eadct.tables import append_jsonl, subset
 DEFAULTS, DIFFERENCES = "short-segments-ridge-swa20", "short-segments-ridge-swa20-diff"
 
 
-def measure(name: str, X, y, seed: int, stored: dict) -> dict:
-    """Inner and outer hold-out RMSEs of both candidates on dataset ``name``'s TRAIN (X, y), split by ``seed``."""
+def inner_results(name: str, X, y, seed: int, candidates) -> dict:
+    """Each candidate's screen row on the inner split: fitted on two thirds of the screen's fitted part of TRAIN
+    (X, y), scored on its last third (``inner_split`` by ``seed`` twice)."""
     fit_idx, _ = inner_split(np.asarray(y), 1 / 3, seed, False)
     X_fit, y_fit = subset(X, fit_idx), np.asarray(y)[fit_idx]
+    return {candidate: _run_one(name, candidate, X_fit, y_fit, seed, 1 / 3) for candidate in candidates}
+
+
+def measure(name: str, X, y, seed: int, stored: dict) -> dict:
+    """Inner and outer hold-out RMSEs of both candidates on dataset ``name``'s TRAIN (X, y), split by ``seed``."""
     row = dict(dataset=name, seed=seed)
+    inner = inner_results(name, X, y, seed, (DEFAULTS, DIFFERENCES))
     for candidate in (DEFAULTS, DIFFERENCES):
-        row[f"inner {candidate}"] = _run_one(name, candidate, X_fit, y_fit, seed, 1 / 3)["score"]
+        row[f"inner {candidate}"] = inner[candidate]["score"]
         outer = stored.get((candidate, name, seed))
         if outer is None:
             outer = _run_one(name, candidate, X, y, seed, 1 / 3)["score"]

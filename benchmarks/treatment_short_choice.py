@@ -21,11 +21,11 @@ import math
 from pathlib import Path
 
 import numpy as np
-from screen_defaults import _load_train, _run_one, inner_split, read_results
-from treatment_selection import DEFAULTS, DIFFERENCES
+from screen_defaults import _load_train, read_results
+from treatment_selection import DEFAULTS, DIFFERENCES, inner_results
 
 from eadct.estimators import TREATMENT_MARGIN as MARGIN
-from eadct.tables import append_jsonl, subset
+from eadct.tables import append_jsonl
 
 SHORT, SHORT_DIFFERENCES = "short-segments-ridge-swa20-third", "short-segments-ridge-swa20-third-diff"
 
@@ -33,11 +33,8 @@ SHORT, SHORT_DIFFERENCES = "short-segments-ridge-swa20-third", "short-segments-r
 def measure(stored: dict, X, y) -> dict:
     """The short fits' inner RMSEs on the inner split of ``stored``'s (set, seed), beside the stored row."""
     name, seed = stored["dataset"], stored["seed"]
-    fit_idx, _ = inner_split(np.asarray(y), 1 / 3, seed, False)
-    X_fit, y_fit = subset(X, fit_idx), np.asarray(y)[fit_idx]
     row = dict(dataset=name, seed=seed, **{k: v for k, v in stored.items() if k.startswith(("inner ", "outer "))})
-    for candidate in (SHORT, SHORT_DIFFERENCES):
-        result = _run_one(name, candidate, X_fit, y_fit, seed, 1 / 3)
+    for candidate, result in inner_results(name, X, y, seed, (SHORT, SHORT_DIFFERENCES)).items():
         row[f"inner {candidate}"], row[f"fit_s {candidate}"] = result["score"], result["fit_s"]
     return row
 

@@ -329,6 +329,22 @@ def test_regression_spread_reads_train_only_and_its_clip_never_hurts_inside_the_
     assert row["clipped"] <= row["rmse"] and 0.0 <= row["outside"] <= 1.0 and row["spread"] >= 0.0
 
 
+def _toy_treatment_candidates(monkeypatch, without: str, with_differences: str) -> list:
+    """A toy TRAIN served for every split, and the screen candidates ``without`` and ``with_differences`` (the input's
+    differences) as tiny networks; returns the splits asked for."""
+    import sys
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    asked = _serve_as_every_split(monkeypatch, rng.normal(size=(30, 1, 10)), rng.normal(size=30))
+    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
+    candidates = sys.modules["screen_defaults"].CANDIDATES
+    monkeypatch.setitem(candidates, without, tiny)
+    monkeypatch.setitem(candidates, with_differences, dict(tiny, input_differences=True))
+    return asked
+
+
 def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_resumes(
     tmp_path, monkeypatch, capsys, sibling_script
 ):
@@ -337,13 +353,7 @@ def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_res
     import numpy as np
 
     treat = sibling_script("treatment_selection.py")
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
-    asked = _serve_as_every_split(monkeypatch, X, y)
-    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
-    candidates = treat._run_one.__globals__["CANDIDATES"]
-    monkeypatch.setitem(candidates, treat.DEFAULTS, tiny)
-    monkeypatch.setitem(candidates, treat.DIFFERENCES, dict(tiny, input_differences=True))
+    asked = _toy_treatment_candidates(monkeypatch, treat.DEFAULTS, treat.DIFFERENCES)
     stored = tmp_path / "screen.jsonl"
     stored.write_text(json.dumps(dict(candidate=treat.DEFAULTS, dataset="Toy", seed=0, score=123.0)) + "\n")
     out = tmp_path / "treatment.jsonl"
@@ -401,16 +411,9 @@ def test_treatment_short_choice_refits_only_the_short_candidates_on_the_stored_i
 ):
     """benchmarks/treatment_short_choice.py: for each stored row, the two short candidates on the same inner split of
     TRAIN, both choices with the margin, the hold-out ratio the short choice gives; TRAIN only, resumable."""
-    import numpy as np
 
     short = sibling_script("treatment_short_choice.py")
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(30, 1, 10)), rng.normal(size=30)
-    asked = _serve_as_every_split(monkeypatch, X, y)
-    tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0, validation_fraction=0.0)
-    candidates = short._run_one.__globals__["CANDIDATES"]
-    monkeypatch.setitem(candidates, short.SHORT, tiny)
-    monkeypatch.setitem(candidates, short.SHORT_DIFFERENCES, dict(tiny, input_differences=True))
+    asked = _toy_treatment_candidates(monkeypatch, short.SHORT, short.SHORT_DIFFERENCES)
     d, f = short.DEFAULTS, short.DIFFERENCES
     stored = tmp_path / "treatment.jsonl"
     stored.write_text(json.dumps({"dataset": "Toy", "seed": 0, f"inner {d}": 1.0, f"inner {f}": 0.4,
