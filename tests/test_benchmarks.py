@@ -428,3 +428,33 @@ def test_treatment_short_choice_refits_only_the_short_candidates_on_the_stored_i
     assert full is True and chosen == (row[f"inner {short.SHORT_DIFFERENCES}"] < 0.5 * row[f"inner {short.SHORT}"])
     printed = capsys.readouterr().out
     assert f"| {0.5 if chosen else 1.0:.3f} |" in printed and "on 0 of 0 Tecator pairs" in printed
+
+
+def test_treatment_proxy_loo_is_kernel_ridge_refitted_without_each_series_and_reads_only_train(
+    monkeypatch, capsys, sibling_script
+):
+    """benchmarks/treatment_proxy_choice.py: the closed-form leave-one-out RMSE equals scikit-learn's kernel ridge
+    refitted n times; the proxy takes the differences where the target is a series' slope hidden under a level
+    that varies far more, and keeps the values where the target is the level; only TRAIN is read."""
+    import numpy as np
+    from sklearn.kernel_ridge import KernelRidge
+
+    proxy = sibling_script("treatment_proxy_choice.py")
+    rng = np.random.default_rng(0)
+    F, y = rng.normal(size=(20, 4)), rng.normal(size=20)
+    Fs, ys = (F - F.mean(0)) / F.std(0), (y - y.mean()) / y.std()
+    brute = []
+    for alpha in proxy.ALPHAS:
+        errors = [KernelRidge(alpha=alpha, kernel="rbf", gamma=1 / 4).fit(np.delete(Fs, i, 0), np.delete(ys, i))
+                  .predict(Fs[i : i + 1])[0] - ys[i] for i in range(20)]  # fmt: skip
+        brute.append(np.sqrt(np.mean(np.square(errors))))
+    assert np.isclose(proxy.loo_rmse(F, y), min(brute), rtol=1e-8)
+    rng, n, t = np.random.default_rng(0), 100, np.linspace(0, 1, 32)
+    level, slope = rng.normal(0, 5, n), rng.normal(0, 1, n)
+    X = (level[:, None] + slope[:, None] * t + 0.01 * rng.normal(size=(n, 32)))[:, None, :]
+    assert proxy.proxy_choice(X, slope**2, margin=0.8)["chosen"]
+    assert not proxy.proxy_choice(X, level**2, margin=0.8)["chosen"]
+    assert not proxy.proxy_choice(X[:11], slope[:11] ** 2)["chosen"]  # too few series: no choice
+    asked = _serve_as_every_split(monkeypatch, X, slope**2)
+    proxy.main(["--extra-datasets", "Toy", "--seeds", "6", "--margin", "0.8", "--data-dir", "x"])
+    assert asked == ["train"] and "fresh, other sets: the proxy (margin 0.8) equals" in capsys.readouterr().out
