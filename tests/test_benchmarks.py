@@ -458,3 +458,25 @@ def test_treatment_proxy_loo_is_kernel_ridge_refitted_without_each_series_and_re
     asked = _serve_as_every_split(monkeypatch, X, slope**2)
     proxy.main(["--extra-datasets", "Toy", "--seeds", "6", "--margin", "0.8", "--data-dir", "x"])
     assert asked == ["train"] and "fresh, other sets: the proxy (margin 0.8) equals" in capsys.readouterr().out
+
+
+def test_default_fit_times_runs_the_reference_first_and_last_and_resumes(tmp_path, monkeypatch, capsys, sibling_script):
+    """benchmarks/default_fit_times.py: the main job's fit before and after the sets, each fit as a ratio to their
+    mean, a set not on disk skipped by name, and a rerun fits nothing again."""
+    times = sibling_script("default_fit_times.py")
+    fitted = []
+
+    def fake_run(name, folder, random_state=0):
+        fitted.append(name)
+        return dict(dataset=name, n_train=10, fit_s=100.0 if name == times.REFERENCE else 400.0, test_rmse=1.0)
+
+    monkeypatch.setattr(times, "run", fake_run)
+    monkeypatch.setattr(times, "_folder", lambda name, dirs: None if name == "Missing" else "dir")
+    out = tmp_path / "times.jsonl"
+    argv = ["--datasets", "Tecator", "Missing", "--out", str(out)]
+    times.main(argv)
+    times.main(argv)  # finished: nothing fitted again
+    assert fitted == [times.REFERENCE, "Tecator", times.REFERENCE]
+    printed = capsys.readouterr().out
+    assert "Missing: not under" in printed and "| Tecator | 10 | 400.0 | 4.00 | RMSE 1 | **no** |" in printed
+    assert "0 of 1 target fits within 300 s" in printed
