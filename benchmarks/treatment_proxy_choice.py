@@ -24,10 +24,12 @@ import math
 import time
 
 import numpy as np
+import torch
 from screen_defaults import _load_train, inner_split, read_results
 from treatment_selection import DEFAULTS, DIFFERENCES
 
 from eadct.estimators import TREATMENT_MARGIN as MARGIN
+from eadct.networks import part_means
 from eadct.tables import subset
 
 N_PARTS, ALPHAS, MIN_SERIES = 16, np.logspace(-3, 3, 13), 12
@@ -47,11 +49,8 @@ def _series(X) -> list[np.ndarray]:
 
 
 def _part_means(s: np.ndarray, n_parts: int) -> np.ndarray:
-    """(C, L) -> the means of ``n_parts`` consecutive equal parts of the steps, part by part (C * n_parts): step
-    ``t`` in part ``t * n_parts // L``, as the head's ``part_means``."""
-    length = s.shape[1]
-    edges = [(j * length + n_parts - 1) // n_parts for j in range(n_parts + 1)]
-    return np.stack([s[:, edges[j] : edges[j + 1]].mean(axis=1) for j in range(n_parts)]).ravel()
+    """(C, L) -> the head's means of ``n_parts`` consecutive equal parts of the steps, part by part (C * n_parts)."""
+    return part_means(torch.from_numpy(np.ascontiguousarray(s.T))[None], None, n_parts).numpy()[0]
 
 
 def features(X) -> tuple[np.ndarray, np.ndarray] | None:

@@ -11,6 +11,7 @@ from .encoder import (
     EADCTEncoder,
     EADCTLayer,
     SegmentAttentionPooling,
+    part_means,
     pool_steps,
     pooled_width,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "out_of_memory_message",
     "plan_training_memory",
     "N_SEGMENTS",
+    "part_means",
     "pool_steps",
     "pooled_width",
     "POOLINGS",
