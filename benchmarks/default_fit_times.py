@@ -21,7 +21,7 @@ from pathlib import Path
 
 from main_job import _settings
 
-from eadct.datasets import DatasetNotFoundError, load_dataset
+from eadct.datasets import DatasetNotFoundError, find_ts_file
 from eadct.demo import run
 
 REFERENCE = "JapaneseVowels"
@@ -33,11 +33,12 @@ TARGET_S = 300.0
 
 
 def _folder(name: str, dirs: list[str]):
-    """The first of ``dirs`` that holds ``name`` (None: the bundled copy)."""
+    """The first of ``dirs`` that holds ``name``'s TRAIN file (``find_ts_file``, no data read; a copy found only by
+    its fallbacks, sktime's bundled one or the cache, does not count); None: none does."""
     for d in dirs:
         try:
-            load_dataset(name, "train", d, progress=False)
-            return d
+            if Path(find_ts_file(name, "train", d)).resolve().is_relative_to(Path(d).resolve()):
+                return d
         except DatasetNotFoundError:
             continue
     return None
