@@ -43,6 +43,12 @@ def fast_fits(monkeypatch):
         return fit_network(self, *args, **kwargs)
 
     monkeypatch.setattr(base.EADCTBase, "_fit_network", fast)
+    # t-SNE's fewest iterations (scikit-learn allows 250, default 1000): a figure's code path, not its quality
+    import functools
+
+    import sklearn.manifold
+
+    monkeypatch.setattr(sklearn.manifold, "TSNE", functools.partial(sklearn.manifold.TSNE, max_iter=250))
 
 
 @pytest.mark.parametrize("page", _pages_with(("python",)))

@@ -103,8 +103,9 @@ def _with_sklearn_feature_count(cls):
     return Strict
 
 
-# lr 1e-2 and 40 epochs: enough to pass the checks' training-score thresholds (> 0.83 accuracy, R2 > 0.5).
-LEARNING = {**CHECK, "max_epochs": 40, "lr": 1e-2}
+# lr 1e-2 and 10 epochs: enough to pass check_classifiers_train's training-accuracy threshold (> 0.83) with room
+# (0.975 on its two-class blobs, 0.92 on its three-class ones).
+LEARNING = {**CHECK, "max_epochs": 10, "lr": 1e-2}
 
 
 @pytest.mark.parametrize(
