@@ -18,6 +18,8 @@ R="$R --data-dir $DATA/UEA --data-dir $DATA/TSER"
 ALL="CardanoSentiment ERing BitcoinSentiment AtrialFibrillation BasicMotions Covid3Month JapaneseVowels Libras
   Tecator Handwriting FingerMovements UWaveGestureLibrary Epilepsy ArticularyWordRecognition ChilledWaterPredictor
   StandWalkJump FloodModeling1"
+CMD="bash benchmarks/accuracy_cpu.sh"  # as the report names it
+[ -n "${SETS:-}" ] && CMD="SETS=\"$(echo $SETS)\" REPORT_DIR=${REPORT_DIR:-reports} $CMD"
 SETS="${SETS:-$ALL}"
 REPORT_DIR="${REPORT_DIR:-reports}"
 mkdir -p results/logs
@@ -33,4 +35,4 @@ mkdir -p results/logs
 wait
 # shellcheck disable=SC2086
 $PY -m eadct.tables report accuracy --profile defaults --report-dir "$REPORT_DIR" --datasets $SETS \
-  --note "Command: \`bash benchmarks/accuracy_cpu.sh\` (two lanes of one torch thread each), then \`eadct-tables report accuracy --profile defaults\`."
+  --note "Command: \`$CMD\` (two lanes of one torch thread each), then \`eadct-tables report accuracy --profile defaults\`."
