@@ -247,6 +247,27 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert "| **avg rank** (ours; paper on the same sets) | not run |" in md
 
 
+def test_search_only_stops_before_the_units_and_the_refits_reuse_its_trials(tiny_setup, tmp_path):
+    from eadct.tables.cli import main
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out = tmp_path / "results"
+    args = ["run", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", "--data-dir", str(tiny_setup / "data")]
+    args += ["--out", str(out), "--datasets", "TinyTabC", "--threads", "1"]
+    args += ["--models", "Transformer", "w/o Convolution"]
+    assert main([*args, "--search-only"]) == 0
+    assert not list(out.rglob("seed*.json"))  # no unit ran
+    folder = result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent
+    trials = (folder / "search_trials.jsonl").read_text()  # the inherited variant searched its base
+    assert len(trials.splitlines()) == 3 and (folder / "search.json").is_file()
+    assert result_path(out, table, "Transformer", "TinyTabC", "tiny", 0).parent.joinpath("search.json").is_file()
+
+    assert main([*args, "--seeds", "1"]) == 0  # one process per seed, as benchmarks/gpu_checks.sh runs the refits
+    units = [result_path(out, table, m, "TinyTabC", "tiny", 1) for m in ("Transformer", "w/o Convolution")]
+    assert sorted(out.rglob("seed*.json")) == sorted(units)
+    assert (folder / "search_trials.jsonl").read_text() == trials  # no trial ran again
+
+
 def test_rank_and_relative_difference():
     assert _ranks([0.9, 0.8, 0.9], True) == [1.5, 3.0, 1.5]
     assert _ranks([1.0, 2.0], False) == [1.0, 2.0]

@@ -127,6 +127,7 @@ def run_table(
     log=print,
     backend: str = "none",
     backend_params: dict | None = None,
+    search_only: bool = False,
 ) -> dict:
     """Run every missing unit of ``table`` under ``profile_name``; returns counts of run / skipped / missing /
     failed units.
@@ -134,6 +135,9 @@ def run_table(
     ``backend`` and ``backend_params`` say where the units and search trials run (:mod:`._backends`: "none" is
     this process, one unit after another; "loky", "dask", "ray" run them as parallel tasks). A unit that
     raises is recorded (``seed<k>.error.json`` beside its result's place, and in the log) and the others go on.
+    ``search_only`` runs the searches of the missing units (their trials on the backend) and stops before the
+    units: the refits can then run elsewhere, or one process per seed with ``backend="none"``, whose fits
+    resume from their checkpoints after a kill (a unit run on another backend restarts).
     """
     profile = table.profile(profile_name)
     session = Session(backend, backend_params)  # checks the name; the engine starts with the first task
@@ -147,13 +151,14 @@ def run_table(
             raise ValueError(f"{table.name} has no {kind} {unknown}; it has {list(pool)}.")
     sweep = _Sweep(table, profile, out_dir, len(datasets) * len(models) * len(seeds), log)
     with session:
-        _run_datasets(sweep, session, datasets, models, seeds, data_dirs, download, command)
+        _run_datasets(sweep, session, datasets, models, seeds, data_dirs, download, command, search_only)
     return sweep.counts
 
 
-def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data_dirs, download, command) -> None:
+def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data_dirs, download, command,
+                  search_only=False) -> None:  # fmt: skip
     """Load each dataset once and run its missing units: in order in this process ("none"), or as tasks of
-    ``session`` submitted together once every dataset's searches are done."""
+    ``session`` submitted together once every dataset's searches are done; only the searches if ``search_only``."""
     table, profile, out_dir, log, tasks = sweep.table, sweep.profile, sweep.out_dir, sweep.log, []
     for dataset in datasets:
         todo = [
@@ -165,6 +170,10 @@ def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data
         data = load_data(dataset, data_dirs, download)
         if data is None:
             sweep.missing(dataset, todo, data_dirs)
+        elif search_only:
+            runner = None if session.backend == "none" else trial_runner(session)
+            for m in dict.fromkeys(m for m, _ in todo if table.models[m].kind == "eadct"):
+                run_search(table, m, data, profile, out_dir, log, runner)
         elif session.backend == "none":
             for m, s in todo:
                 sweep.finish(dataset, m, s, call_task(run_unit, (table, m, data, profile, s, out_dir, command, log)))

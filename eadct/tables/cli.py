@@ -57,6 +57,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="JSON",
         help='the backend\'s settings as JSON, e.g. \'{"address": "tcp://host:8786"}\' or \'{"n_workers": 2}\'',
     )
+    run.add_argument(
+        "--search-only",
+        action="store_true",
+        help="run the hyperparameter searches of the missing units (trials on the backend) and stop before the units",
+    )
     run.add_argument("--no-keep-freed-memory", action="store_true", help="do not apply eadct.runtime.keep_freed_memory")
 
     rep = sub.add_parser("report", help="write the Markdown + PNG report of a table from its results")
@@ -139,7 +144,11 @@ def _run(table, args, argv) -> int:
         command=command,
         backend=args.backend,
         backend_params=args.backend_params,
+        search_only=args.search_only,
     )
+    if args.search_only:
+        print(f"{table.name}/{args.profile}: searches done for the missing units; {counts['skipped']} already done")
+        return 0
     print(
         f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
         f"{counts['missing_data']} missing data, {counts['failed']} failed"
