@@ -12,7 +12,10 @@
 #
 # Usage: bash benchmarks/gpu_checks.sh RESULTS_DIR DATA_DIR [DATASET ...]   (default dataset: JapaneseVowels)
 # Environment: PYTHON (python), WORKERS (loky workers per search, 8), SEEDS ("0 1 2"), TESTS_S (150 s for
-# step 1) and FULL_S (430 s for step 2, all rows together).
+# step 1), FULL_S (430 s for step 2, all rows together) and PACK (a .tar path: RESULTS_DIR packed into that one
+# file at the end, for a lent machine that returns only files near the top of its output folder). On a lent GPU:
+#   PYTHON=python3 PACK="$OUT/gpu.tar" bash benchmarks/gpu_checks.sh results/gpu <UEA folder>
+# with results/gpu carried there and back (tar -xf gpu.tar), so that the next lease goes on from it.
 set -u
 results=${1:?usage: gpu_checks.sh RESULTS_DIR DATA_DIR [DATASET ...]}
 data=${2:?usage: gpu_checks.sh RESULTS_DIR DATA_DIR [DATASET ...]}
@@ -66,3 +69,4 @@ wait "$tests"
 echo "GPU tests: status $? (124: stopped at TESTS_S)"; tail -n 3 "$results/gpu_tests.log"
 grep -h "seed [0-9]*:" "$results/full.log" | tail -n 20
 date -u | tee -a "$results/full.log"
+if [ -n "${PACK:-}" ]; then tar -cf "$PACK" "$results" && echo "packed $results into $PACK"; fi
