@@ -170,10 +170,8 @@ def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data
         data = load_data(dataset, data_dirs, download)
         if data is None:
             sweep.missing(dataset, todo, data_dirs)
-        elif search_only:
-            runner = None if session.backend == "none" else trial_runner(session)
-            for m in dict.fromkeys(m for m, _ in todo if table.models[m].kind == "eadct"):
-                run_search(table, m, data, profile, out_dir, log, runner)
+        elif search_only:  # the searches as a sweep runs them (a failed one recorded); its units not submitted
+            _unit_tasks(sweep, data, todo, command, None if session.backend == "none" else trial_runner(session))
         elif session.backend == "none":
             for m, s in todo:
                 sweep.finish(dataset, m, s, call_task(run_unit, (table, m, data, profile, s, out_dir, command, log)))

@@ -147,8 +147,8 @@ def _run(table, args, argv) -> int:
         search_only=args.search_only,
     )
     if args.search_only:
-        print(f"{table.name}/{args.profile}: searches done for the missing units; {counts['skipped']} already done")
-        return 0
+        print(f"{table.name}/{args.profile}: searches of the missing units run; {counts['failed']} unit(s) failed")
+        return 1 if counts["failed"] else 0
     print(
         f"{table.name}/{args.profile}: {counts['run']} run, {counts['skipped']} already done, "
         f"{counts['missing_data']} missing data, {counts['failed']} failed"
