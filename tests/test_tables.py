@@ -150,6 +150,14 @@ def test_shipped_configs_load_and_share_units():
         assert t4.model_key("w/o Convolution", d, "quick") != t4.model_key("EA-DC-Transformer-Base", d, "quick")
     # the paper's search space (MODEL_SPEC section 2)
     assert t2.space["alpha"] == [0.1, 0.3, 0.5, 0.7, 0.9] and len(t2.space["attention_ratio"]) == 7
+    # the evolving table adds only the DC-Transformer row to the accuracy table's units, on the same sets
+    acc, evo = load_table("accuracy"), load_table("evolving")
+    assert evo.datasets == acc.datasets
+    for d in ("JapaneseVowels", "FloodModeling1"):
+        for row in ("EA-DC (defaults)", "Transformer (defaults)"):
+            assert evo.model_key(row, d, "defaults") == acc.model_key(row, d, "defaults")
+        dc = evo.model_key("DC-Transformer (defaults)", d, "defaults")
+        assert dc != acc.model_key("EA-DC (defaults)", d, "defaults")
     assert load_table("extras").models["MiniRocket"].kind == "minirocket"
     assert load_table("extras").profile("quick").search == "none"
     published = read_published("table2.csv")
