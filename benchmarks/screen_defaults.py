@@ -252,7 +252,8 @@ CANDIDATES = {
     # the same masks in the regressor's fine-tuning, on its defaults (short-segments-ridge-swa20-cap900)
     "short-segments-ridge-swa20-cap900-mask15": dict(SWA20_RIDGE, max_steps=900, mask_augmentation=0.15),
     # the regressor's defaults without the evolving maps (the DC-Transformer: alpha = beta = 0, no map convolution),
-    # a lead from the evolving table's TEST rows (docs/accuracy.md, "What is not there yet")
+    # a lead from the evolving table's TEST rows; failed its screen (docs/accuracy.md, "Candidate: the regressor without
+    # the evolving maps")
     "short-segments-ridge-swa20-cap900-dc": dict(SWA20_RIDGE, max_steps=900, architecture="dc-transformer"),
     # the regressor's defaults in a third of the epochs, without and with the input's differences: the short fits
     # that would choose input_differences="auto" (docs/accuracy.md, "Candidate default: the treatment chosen by
