@@ -276,6 +276,57 @@ def test_search_only_stops_before_the_units_and_the_refits_reuse_its_trials(tiny
     assert (folder / "search_trials.jsonl").read_text() == trials  # no trial ran again
 
 
+def test_status_reads_a_search_as_it_goes_and_names_bad_arguments(tiny_setup, tmp_path, capsys):
+    from eadct.tables._status import table_status
+    from eadct.tables.cli import main
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out = tmp_path / "results"
+    cfg = str(tiny_setup / "cfg" / "tiny.toml")
+    where = ["--profile", "tiny", "--out", str(out), "--datasets", "TinyTabC"]
+    (row,) = table_status(table, "tiny", out, ["TinyTabC"], ["EA-DC-Transformer"])
+    assert row["done"] == [] and row["seeds"] == [0, 1] and row["search"]["state"] == "not started"
+    assert [(x["planned"], x["done"]) for x in row["search"]["rungs"]] == [(2, 0), (1, 0)]
+    run = ["run", cfg, "--data-dir", str(tiny_setup / "data"), *where, "--threads", "1", "--seeds", "0"]
+    assert main([*run, "--models", "EA-DC-Transformer"]) == 0
+    rows = {r["model"]: r for r in table_status(table, "tiny", out, ["TinyTabC"])}
+    done = rows["EA-DC-Transformer"]
+    assert done["done"] == [0] and done["refits"] == [] and done["search"]["state"] == "done"
+    assert [(x["planned"], x["done"]) for x in done["search"]["rungs"]] == [(2, 2), (1, 1)]
+    assert done["search"]["left_s"] is None and done["search"]["best"]["d_model"] in (8, 16)
+    assert rows["w/o Convolution"]["search"] == {"state": "inherited", "from": "EA-DC-Transformer"}
+    assert rows["Transformer"]["search"]["state"] == "not started"
+
+    # a search stopped in its last rung, its running trial's checkpoint kept
+    folder = result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent
+    (folder / "search.json").unlink()
+    log = folder / "search_trials.jsonl"
+    log.write_text("".join(log.read_text().splitlines(keepends=True)[:2]))
+    (folder / "ckpt").mkdir(exist_ok=True)
+    (folder / "ckpt" / "search_r1_c1.pt").write_bytes(b"")
+    (folder / "ckpt" / "seed1.pt").write_bytes(b"")
+    (row,) = table_status(table, "tiny", out, ["TinyTabC"], ["EA-DC-Transformer"])
+    search = row["search"]
+    assert search["state"] == "running" and search["running"] == [(1, 1)] and row["refits"] == [1]
+    assert [(x["planned"], x["done"]) for x in search["rungs"]] == [(2, 2), (1, 0)]
+    trials = [json.loads(x) for x in log.read_text().splitlines()]
+    assert search["rungs"][0]["best"] == max(t["score"] for t in trials)
+    per_epoch = sum(t["time_s"] for t in trials) / sum(t["epochs"] + t["pretrain_epochs"] for t in trials)
+    assert search["left_s"] == round(per_epoch * (2 + 1))  # one trial left: 2 fine-tuning + 1 pretraining epochs
+
+    capsys.readouterr()
+    assert main(["status", cfg, *where]) == 0
+    text = capsys.readouterr().out
+    assert "running: rung 0 (1 epoch) 2/2 best" in text and "checkpoint of rung 1 candidate 1" in text
+    assert "1/2 (refit checkpoint: seed 1)" in text and "inherits EA-DC-Transformer's" in text
+    assert main(["status", cfg, *where, "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 3
+    assert main(["status", cfg, "--profile", "tiny", "--out", str(tmp_path / "nope")]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert main(["status", cfg, *where, "--models", "Nope"]) == 2
+    assert "has no model ['Nope']" in capsys.readouterr().err
+
+
 def test_rank_and_relative_difference():
     assert _ranks([0.9, 0.8, 0.9], True) == [1.5, 3.0, 1.5]
     assert _ranks([1.0, 2.0], False) == [1.0, 2.0]

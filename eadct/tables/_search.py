@@ -146,6 +146,12 @@ def _halving(table, model, data: Data, profile: Profile, cands: list[dict], fold
     }
 
 
+def trial_epochs(profile: Profile, epochs: int) -> tuple[int, int]:
+    """(fine-tuning, pretraining) epochs of a trial of a rung of ``epochs``: pretraining takes the profile's
+    ``pretrain_share`` of them, none where the profile's fits do not pretrain."""
+    return epochs, math.ceil(profile.pretrain_share * epochs) if profile.epochs()["pretrain_epochs"] > 0 else 0
+
+
 def _sequential_trials(spec, data: Data, profile: Profile, split, jobs):
     """The jobs of a rung one after another in this process, each fit resumable from its checkpoint."""
     for job in jobs:
@@ -158,7 +164,7 @@ def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung,
     """Fit one candidate for one rung on the search split (``X_tr, y_tr, X_va, y_va``) and score it on the
     held-out part; the fit keeps a resumable checkpoint at ``ckpt``."""
     X_tr, y_tr, X_va, y_va = split
-    pre = math.ceil(profile.pretrain_share * epochs) if profile.epochs()["pretrain_epochs"] > 0 else 0
+    _, pre = trial_epochs(profile, epochs)
     fit = dict(max_epochs=epochs, pretrain_epochs=pre, n_iter_no_change=epochs, checkpoint_path=str(ckpt))
     est = make_estimator(data.task, spec, profile, data.name, params, profile.search_seed, **fit)
     t0 = time.perf_counter()

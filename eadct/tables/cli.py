@@ -23,21 +23,28 @@ def _threads(n):
         torch.set_num_threads(n)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _selection(parser, out_help: str, units: bool = True) -> None:
+    """The arguments that name a table's results: the table, the profile, the results folder, the datasets,
+    and (``units``) the models and seeds."""
     from . import available_tables
 
+    parser.add_argument("table", help=f"one of {available_tables()} or a .toml path")
+    parser.add_argument("--profile", default="quick", help="run profile (quick: 2-core CPU; full: the paper's, GPU)")
+    parser.add_argument("--out", default=DEFAULT_OUT, help=f"{out_help} (default {DEFAULT_OUT})")
+    parser.add_argument("--datasets", nargs="+", help="only these datasets of the table")
+    if units:
+        parser.add_argument("--models", nargs="+", help="only these models of the table")
+        parser.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eadct-tables", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the shipped tables and profiles")
 
     run = sub.add_parser("run", help="run the missing units of a table (finished ones are skipped)")
-    run.add_argument("table", help=f"one of {available_tables()} or a .toml path")
-    run.add_argument("--profile", default="quick", help="run profile (quick: 2-core CPU; full: the paper's, GPU)")
+    _selection(run, "results folder")
     run.add_argument("--data-dir", action="append", default=[], help="folder of <Name>/<Name>_TRAIN.ts; repeatable")
-    run.add_argument("--out", default=DEFAULT_OUT, help=f"results folder (default {DEFAULT_OUT})")
-    run.add_argument("--datasets", nargs="+", help="only these datasets of the table")
-    run.add_argument("--models", nargs="+", help="only these models of the table")
-    run.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
     run.add_argument("--download", action="store_true", help="download datasets that are not on disk")
     run.add_argument(
         "--threads",
@@ -64,12 +71,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-keep-freed-memory", action="store_true", help="do not apply eadct.runtime.keep_freed_memory")
 
+    st = sub.add_parser("status", help="how far a run has gone: finished units and each search's rungs")
+    _selection(st, "results folder the runs write")
+    st.add_argument("--json", action="store_true", help="print the records as JSON instead of text")
+
     rep = sub.add_parser("report", help="write the Markdown + PNG report of a table from its results")
-    rep.add_argument("table")
-    rep.add_argument("--profile", default="quick")
-    rep.add_argument("--out", default=DEFAULT_OUT, help="results folder the runs wrote")
+    _selection(rep, "results folder the runs wrote", units=False)
     rep.add_argument("--report-dir", default="reports", help="where <table>_<profile>.md/.png go")
-    rep.add_argument("--datasets", nargs="+", help="only these datasets of the table (a report on part of it)")
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
     rep.add_argument("--force", action="store_true", help="replace a report even when it held more results")
@@ -156,6 +164,20 @@ def _run(table, args, argv) -> int:
     return 1 if counts["failed"] else 0
 
 
+def _status(table, args) -> int:
+    """Print where a run stands (eadct.tables._status); reads the results folder only."""
+    from ._status import format_status, table_status
+
+    table.profile(args.profile)  # TableConfigError naming the profiles
+    _check_names(table, args.datasets, table.datasets, "dataset")
+    _check_names(table, args.models, table.models, "model")
+    if not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is not a folder; pass the results folder the run writes (its --out).")
+    rows = table_status(table, args.profile, args.out, args.datasets, args.models, args.seeds)
+    print(json.dumps(rows, indent=1) if args.json else format_status(table, args.profile, args.out, rows))
+    return 0
+
+
 def _list() -> int:
     from . import available_tables, load_table
 
@@ -191,6 +213,8 @@ def main(argv=None) -> int:
             table = load_table(args.table)
             if args.command == "run":
                 return _run(table, args, argv)
+            if args.command == "status":
+                return _status(table, args)
             table = _report_datasets(table, args.datasets)
             figure = not args.no_figure and _plots_installed()
             paths = build_report(
