@@ -54,7 +54,8 @@ def search_status(table: TableConfig, model: str, dataset: str, profile: Profile
     done_path = folder / "search.json"
     chosen = json.loads(done_path.read_text()) if done_path.is_file() else None
     trials = chosen["trials"] if chosen else read_jsonl(folder / "search_trials.jsonl")
-    running = sorted(tuple(map(int, m.groups())) for p in folder.glob("ckpt/*.pt") if (m := _TRIAL_CKPT.match(p.name)))
+    names = [p.name for p in folder.glob("ckpt/*.pt")]
+    running = sorted(tuple(map(int, m.groups())) for n in names if (m := _TRIAL_CKPT.fullmatch(n)))
     plan, by_rung = rungs(profile, len(cands)), []
     sign = 1.0 if higher_is_better(task) else -1.0
     for r, (n, epochs) in enumerate(plan):
