@@ -59,6 +59,11 @@ def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str 
     return out
 
 
+def searches(spec: ModelSpec, profile: Profile, cands: list[dict]) -> bool:
+    """Whether a row with these candidates runs a search under ``profile`` (else it takes its first candidate)."""
+    return profile.search != "none" and len(cands) > 1 and spec.kind == "eadct"
+
+
 def rungs(profile: Profile, n: int) -> list[tuple[int, int]]:
     """(number of candidates, epochs) per rung of successive halving."""
     if profile.search == "random":
@@ -104,7 +109,7 @@ def run_search(table, model, data: Data, profile: Profile, out_dir, log=print, r
         result = {"method": f"inherited from {spec.inherit}", "best": base["best"], "base": base, "time_s": 0.0}
     else:
         cands = candidates(table, spec, profile, data.task)
-        if profile.search == "none" or len(cands) == 1 or spec.kind != "eadct":
+        if not searches(spec, profile, cands):
             result = {"method": "none (defaults)", "best": cands[0], "trials": [], "time_s": 0.0}
         else:
             result = _halving(table, model, data, profile, cands, folder, log, run_trials or _sequential_trials)

@@ -16,7 +16,7 @@ import re
 from ._config import Profile, TableConfig
 from ._data import higher_is_better
 from ._keys import dataset_task
-from ._search import candidates, rungs, trial_epochs
+from ._search import candidates, rungs, searches, trial_epochs
 from ._store import read_jsonl, result_path, unit_dir
 
 _TRIAL_CKPT = re.compile(r"search_r(\d+)_c(\d+)\.pt")
@@ -49,7 +49,7 @@ def search_status(table: TableConfig, model: str, dataset: str, profile: Profile
     folder = unit_dir(out_dir, table, model, dataset, profile.name)
     task = _task(folder, dataset)
     cands = candidates(table, spec, profile, task)
-    if profile.search == "none" or len(cands) == 1 or spec.kind != "eadct":
+    if not searches(spec, profile, cands):
         return {"state": "none"}
     done_path = folder / "search.json"
     chosen = json.loads(done_path.read_text()) if done_path.is_file() else None

@@ -90,15 +90,20 @@ class UsageError(ValueError):
 
 def _check_run_args(table, args) -> None:
     """Every name and folder of a ``run`` command, checked before anything runs."""
-    table.profile(args.profile)  # TableConfigError naming the profiles
-    _check_names(table, args.datasets, table.datasets, "dataset")
-    _check_names(table, args.models, table.models, "model")
+    _check_selection(table, args)
     missing = [d for d in args.data_dir if not Path(d).is_dir()]
     if missing:
         raise UsageError(f"--data-dir {missing[0]} is not a folder; pass the folder that holds <Name>/<Name>_TRAIN.ts.")
     if args.threads < 0:
         raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
     args.backend_params = _backend_params(args.backend_params)
+
+
+def _check_selection(table, args) -> None:
+    """The profile, datasets and models a command names, checked against the table."""
+    table.profile(args.profile)  # TableConfigError naming the profiles
+    _check_names(table, args.datasets, table.datasets, "dataset")
+    _check_names(table, args.models, table.models, "model")
 
 
 def _check_names(table, given, pool, kind: str) -> None:
@@ -168,9 +173,7 @@ def _status(table, args) -> int:
     """Print where a run stands (eadct.tables._status); reads the results folder only."""
     from ._status import format_status, table_status
 
-    table.profile(args.profile)  # TableConfigError naming the profiles
-    _check_names(table, args.datasets, table.datasets, "dataset")
-    _check_names(table, args.models, table.models, "model")
+    _check_selection(table, args)
     if not Path(args.out).is_dir():
         raise UsageError(f"--out {args.out} is not a folder; pass the results folder the run writes (its --out).")
     rows = table_status(table, args.profile, args.out, args.datasets, args.models, args.seeds)
