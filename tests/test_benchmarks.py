@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -480,3 +481,36 @@ def test_default_fit_times_runs_the_reference_first_and_last_and_resumes(tmp_pat
     printed = capsys.readouterr().out
     assert "Missing: not under" in printed and "| Tecator | 10 | 400.0 | 4.00 | RMSE 1 | **no** |" in printed
     assert "0 of 1 target fits within 300 s" in printed
+
+
+def test_pack_results_keeps_every_record_and_the_furthest_fits_within_the_limit(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    pack = sibling_script("pack_results.py")
+    monkeypatch.chdir(tmp_path)
+    unit = Path("res") / "tables" / "Set" / "model"
+    (unit / "ckpt").mkdir(parents=True)
+    (unit / "seed0.json").write_text('{"accuracy": 0.5}')
+    (unit / "search_trials.jsonl").write_text("{}\n" * 10)
+    weights = torch.zeros(200_000)  # about 0.8 MB per checkpoint
+    states = {"pre": ("pretrain", 300), "early": ("finetune", 5), "late": ("finetune", 80)}
+    for name, (stage, epoch) in states.items():
+        state = {"stage": stage, "stage_done": False, "epoch": epoch, "network": weights}
+        torch.save(state, unit / "ckpt" / f"{name}.pt")
+    (unit / "ckpt" / "cut.pt").write_bytes(b"cut short")  # a writer stopped mid-file
+    (unit / "ckpt" / "late.ptabc.tmp").write_bytes(b"x" * 1000)  # the checkpointer's temporary, left by a kill
+
+    names = pack.pack(Path("res"), str(tmp_path / "out" / "g.tar"), part_mb=0.5, total_mb=1.8)
+
+    assert names == [str(tmp_path / "out" / f"g.tar.{i:02d}") for i in range(len(names))] and len(names) == 4
+    assert all(Path(n).stat().st_size <= 0.5 * pack.MB for n in names)
+    joined = tmp_path / "joined.tar"
+    joined.write_bytes(b"".join(Path(n).read_bytes() for n in names))
+    with tarfile.open(joined) as tar:
+        packed = set(tar.getnames())
+    kept = {"seed0.json", "search_trials.jsonl", "ckpt/late.pt", "ckpt/early.pt"}
+    assert packed == {str(unit / k) for k in kept}  # fine-tuning first; the rest did not fit
+    out = capsys.readouterr().out
+    assert "left out" in out and "pre.pt" in out and "cut.pt" in out and "late.ptabc.tmp" in out
+    with pytest.raises(SystemExit):
+        pack.main(["nowhere", "x"])
