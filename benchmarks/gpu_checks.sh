@@ -15,8 +15,8 @@
 # WORKERS (loky workers per search, 5), REFITS (refits at once, 6), THREADS (torch threads per process, 1: each
 # process is one of many, and a fit this small spends its time launching GPU kernels, which one thread does),
 # TESTS_S (150 s for step 1), FULL_S (430 s for step 2), MPS (1: run the processes under NVIDIA's Multi-Process
-# Service, which lets the kernels of the many small fits run on the GPU at once instead of taking turns; left off
-# where it does not start), TABLE and PROFILE (table2, full: another table file and profile, for a rehearsal) and
+# Service, measured against plain sharing by benchmarks/gpu_sharing.py, docs/tables.md; left off where it does not
+# start), TABLE and PROFILE (table2, full: another table file and profile, for a rehearsal) and
 # PACK (a path prefix: RESULTS_DIR packed by benchmarks/pack_results.py into PACK.00, PACK.01, ..., for a lent
 # machine that returns a few files of limited size; unpack with `cat PACK.* | tar -xf -`). On a lent GPU:
 #   PYTHON=python3 PACK="$OUT/gpu.tar" bash benchmarks/gpu_checks.sh results/gpu <UEA folder>
@@ -45,7 +45,7 @@ if [ "${MPS:-0}" = 1 ]; then
     else
         echo quit | timeout 10 nvidia-cuda-mps-control
         unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-        echo "MPS: did not start; the processes take turns on the GPU"
+        echo "MPS: did not start; the processes share the GPU without it"
     fi
 fi
 

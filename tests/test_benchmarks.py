@@ -514,3 +514,13 @@ def test_pack_results_keeps_every_record_and_the_furthest_fits_within_the_limit(
     assert "left out" in out and "pre.pt" in out and "cut.pt" in out and "late.ptabc.tmp" in out
     with pytest.raises(SystemExit):
         pack.main(["nowhere", "x"])
+
+
+def test_gpu_sharing_times_fits_that_start_together_and_names_bad_arguments(capsys, sibling_script):
+    sharing = sibling_script("gpu_sharing.py")
+    sharing.main(["--device", "cpu", "--processes", "1", "2", "--epochs", "2", "--modes", "plain"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| plain")]
+    assert [row.split("|")[2].strip() for row in rows] == ["1", "2"]
+    assert rows[0].split("|")[5].strip() == "1.00x" and float(rows[1].split("|")[3]) > 0
+    with pytest.raises(SystemExit):
+        sharing.main(["--epochs", "1"])
