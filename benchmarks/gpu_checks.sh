@@ -8,11 +8,12 @@
 #      search is done. A refit keeps a checkpoint every epoch. Nothing finished is lost at the limit: finished
 #      trials and units are kept, and a refit resumes from its last epoch when the same command runs again
 #      (docs/tables.md), also on another machine given the results folder (a trial cut short starts again).
-# Then `eadct-tables report table2 --profile full --out RESULTS_DIR/tables` writes reports/table2_full.md.
+# Then `eadct-tables report table2 --profile full --out RESULTS_DIR/tables` writes reports/table2_full.md
+# (`--datasets` and `--report-dir` for a report of some sets beside it).
 #
 # Usage: bash benchmarks/gpu_checks.sh RESULTS_DIR DATA_DIR [DATASET ...]   (default dataset: JapaneseVowels)
 # Environment: PYTHON (python), ROWS ("Transformer EA-DC-Transformer DC-Transformer"), SEEDS ("0 1 2"),
-# WORKERS (loky workers per search, 5), REFITS (refits at once, 6), THREADS (torch threads per process, 1: each
+# WORKERS (loky workers per search, 5), REFITS (refits at once, 9), THREADS (torch threads per process, 1: each
 # process is one of many, and a fit this small spends its time launching GPU kernels, which one thread does),
 # TESTS_S (150 s for step 1), FULL_S (430 s for step 2), MPS (1: run the processes under NVIDIA's Multi-Process
 # Service, measured against plain sharing by benchmarks/gpu_sharing.py, docs/tables.md; left off where it does not
@@ -78,11 +79,11 @@ refit() {  # one row's refit for one seed, once the row's search is done
 }
 export -f tables search refit
 
-echo "== 2. Table 2, full profile: $DATASETS (log in $results/full.log)"
+echo "== 2. $TABLE, profile $PROFILE: $DATASETS (log in $results/full.log)"
 read -r -a rows <<< "${ROWS:-Transformer EA-DC-Transformer DC-Transformer}"
 for model in "${rows[@]}"; do search "$model" & done
 for seed in $SEEDS; do for model in "${rows[@]}"; do printf '%s\n%s\n' "$model" "$seed"; done; done |
-    xargs -d '\n' -n 2 -P "${REFITS:-6}" bash -c 'refit "$1" "$2"' _
+    xargs -d '\n' -n 2 -P "${REFITS:-9}" bash -c 'refit "$1" "$2"' _
 wait
 echo "GPU tests: see the end of $results/gpu_tests.log"; tail -n 3 "$results/gpu_tests.log"
 grep -h "^\[.* seed [0-9]*:" "$results/full.log" | tail -n 20

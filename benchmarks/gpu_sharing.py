@@ -55,12 +55,22 @@ def run_row(n: int, epochs: int, device: str, env: dict) -> float:
         folder = Path(tmp)
         argv = [sys.executable, __file__, "--worker", str(folder), "--epochs", str(epochs), "--device", device]
         procs = [subprocess.Popen([*argv, "--index", str(i)], stdout=subprocess.PIPE, env=env) for i in range(n)]
-        while len(list(folder.glob("ready*"))) < n:
-            if any(p.poll() not in (None, 0) for p in procs):
-                raise RuntimeError("a fitting process failed before its fit; its error is above")
-            time.sleep(0.05)
-        (folder / "go").touch()
-        spans = [json.loads(p.communicate()[0].decode().strip().splitlines()[-1]) for p in procs]
+        try:
+            while len(list(folder.glob("ready*"))) < n:
+                if any(p.poll() is not None for p in procs):
+                    raise RuntimeError("a fitting process ended before its fit; its error is above")
+                time.sleep(0.05)
+            (folder / "go").touch()
+            spans = []
+            for p in procs:
+                out = p.communicate()[0].decode().strip().splitlines()
+                if p.returncode != 0 or not out:
+                    raise RuntimeError(f"a fitting process exited with {p.returncode}; its error is above")
+                spans.append(json.loads(out[-1]))
+        finally:
+            for p in procs:
+                if p.poll() is None:  # the others of a row that failed
+                    p.kill()
     return max(s["end"] for s in spans) - min(s["start"] for s in spans)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import tarfile
 from pathlib import Path
 
@@ -524,3 +525,5 @@ def test_gpu_sharing_times_fits_that_start_together_and_names_bad_arguments(caps
     assert rows[0].split("|")[5].strip() == "1.00x" and float(rows[1].split("|")[3]) > 0
     with pytest.raises(SystemExit):
         sharing.main(["--epochs", "1"])
+    with pytest.raises(RuntimeError, match="exited with"):  # the fit fails: the row names it, nothing hangs
+        sharing.run_row(1, 2, "nodevice", dict(os.environ))
