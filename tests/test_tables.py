@@ -17,7 +17,7 @@ import torch
 from eadct.tables import TableConfigError, available_tables, build_report, collect_results, load_table, run_table
 from eadct.tables._config import PROFILE_KEYS
 from eadct.tables._report import _ranks, read_published, summary
-from eadct.tables._search import candidates, rungs, search_split
+from eadct.tables._search import candidates, rank_key, rungs, search_split
 from eadct.tables._store import result_path
 
 PROFILES = """
@@ -203,6 +203,26 @@ def test_search_split_is_stratified_and_inside_train(tiny_setup):
     assert set(data.y_train[va]) == {"a", "b"}
 
 
+def test_rank_key_breaks_score_ties_by_validation_loss_then_by_index():
+    def trial(c, score, loss="absent"):
+        return {"candidate": c, "score": score, **({} if loss == "absent" else {"valid_loss": loss})}
+
+    accuracy = [trial(0, 0.9, 0.40), trial(1, 0.9, 0.20), trial(2, 0.95, 0.90), trial(3, 0.9, 0.20)]
+    assert sorted(range(4), key=rank_key(accuracy, 1.0)) == [2, 1, 3, 0]
+    # a rung with a trial recorded before the loss existed (or without one) is ordered by score and index
+    for missing in ("absent", None, float("nan")):
+        older = [*accuracy[:3], trial(3, 0.9, missing)]
+        assert sorted(range(4), key=rank_key(older, 1.0)) == [2, 0, 1, 3]
+    rmse = [trial(0, 2.0, 2.0), trial(1, 1.0, 1.0), trial(2, 1.0, 1.0)]
+    assert sorted(range(3), key=rank_key(rmse, -1.0)) == [1, 2, 0]
+    # the status names a rung whose cut fell inside a tie of score (the tie-breaker chose)
+    from eadct.tables._status import _cut_tie
+
+    assert _cut_tie([0.9, 0.9, 0.9, 0.8], 2) == (3, 2)
+    assert _cut_tie([1.0, 0.9, 0.9], 2) == (2, 1)
+    assert _cut_tie([1.0, 0.9, 0.8], 2) is None and _cut_tie([0.9, 0.9, 0.8], 2) is None
+
+
 def test_runner_and_report_smoke(tiny_setup, tmp_path):
     table = load_table(tiny_setup / "cfg" / "tiny.toml")
     out = tmp_path / "results"
@@ -233,6 +253,10 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
         .splitlines()
     ]
     assert [(t["rung"], t["epochs"]) for t in trials] == [(0, 1), (0, 1), (1, 2)]
+    assert all(t["valid_loss"] > 0 for t in trials)  # the log-loss that breaks ties of accuracy
+    reg_folder = result_path(out, table, "EA-DC-Transformer", "TinyTabR", "tiny", 0).parent
+    reg_trials = [json.loads(x) for x in (reg_folder / "search_trials.jsonl").read_text().splitlines()]
+    assert all(t["valid_loss"] == t["score"] for t in reg_trials)  # RMSE: no separate loss
     # a second run does nothing
     again = run_table(table, "tiny", out, data_dirs=[tiny_setup / "data"], log=logs.append)
     assert again == {"run": 0, "skipped": 12, "missing_data": 6, "failed": 0}

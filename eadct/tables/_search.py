@@ -97,7 +97,7 @@ def run_search(table, model, data: Data, profile: Profile, out_dir, log=print, r
 
     ``run_trials(spec, data, profile, split, jobs)`` yields the trials of a rung's jobs as they finish (default:
     one after another in this process; :func:`eadct.tables._sweep.trial_runner` runs them on a backend). The
-    choice does not depend on it: candidates are ranked by score, ties by their index.
+    choice does not depend on it: candidates are ranked by :func:`rank_key`.
     """
     spec = table.models[model]
     folder = unit_dir(out_dir, table, model, data.name, profile.name)
@@ -134,21 +134,42 @@ def _halving(table, model, data: Data, profile: Profile, cands: list[dict], fold
         for trial in run_trials(table.models[model], data, profile, split, jobs):
             append_jsonl(trials_path, trial)
             done[(trial["rung"], trial["candidate"])] = trial
-            result = f"{trial['score']:.4f} ({trial['time_s']} s)"
-            log(f"    search {model} {data.name} rung {rung} candidate {trial['candidate']}: {result}")
-        scores = {c: done[(rung, c)]["score"] for c in alive}
-        # best first; ties keep the earlier candidate (the defaults are candidate 0)
-        alive = sorted(alive, key=lambda c: (-sign * scores[c], c))
+            loss = trial.get("valid_loss")
+            loss = "n/a" if loss is None else f"{loss:.4f}"
+            log(f"    search {model} {data.name} rung {rung} candidate {trial['candidate']}: {trial['score']:.4f}, "
+                f"loss {loss} ({trial['time_s']} s)")  # fmt: skip
+        alive = sorted(alive, key=rank_key([done[(rung, c)] for c in alive], sign))
     trials = sorted(read_jsonl(trials_path), key=lambda t: (t["rung"], t["candidate"]))
     return {
         "method": f"{profile.search}: {len(cands)} candidates, rungs {rungs(profile, len(cands))}",
-        "metric": f"validation {metric_name(data.task)} on {profile.search_validation:.0%} of TRAIN",
+        "metric": f"validation {metric_name(data.task)} on {profile.search_validation:.0%} of TRAIN"
+        + (", ties by validation log-loss" if data.task == "classification" else ""),
         "best": cands[alive[0]],
         "best_candidate": alive[0],
         "trials": trials,
         "time_s": round(sum(t["time_s"] for t in trials), 2),
         "wall_s_this_process": round(time.perf_counter() - tic, 2),
     }
+
+
+def rank_key(trials: list[dict], sign: float):
+    """The order of a rung's candidates, best first: the one place it is defined.
+
+    By score (``sign`` 1 where higher is better), then by validation loss (``valid_loss``: the log-loss of the
+    predicted probabilities, or the RMSE), then by candidate index (the defaults are candidate 0). The loss
+    breaks the ties that accuracy on a split of a few dozen series makes common: from the third rung on, every
+    candidate of UWaveGestureLibrary's full-profile searches scored 23 of 24 (docs/tables.md). A rung where
+    some trial has no loss (recorded before 2026-11-27) is ordered by score and index only, as then.
+    """
+    by_candidate = {t["candidate"]: t for t in trials}
+    losses = [t.get("valid_loss") for t in trials]
+    use_loss = all(loss is not None and math.isfinite(loss) for loss in losses)
+
+    def key(c: int):
+        trial = by_candidate[c]
+        return (-sign * trial["score"], trial["valid_loss"] if use_loss else 0.0, c)
+
+    return key
 
 
 def trial_epochs(profile: Profile, epochs: int) -> tuple[int, int]:
@@ -182,5 +203,19 @@ def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung,
         "epochs": epochs,
         "pretrain_epochs": pre,
         "score": value,
+        "valid_loss": validation_loss(data.task, est, X_va, y_va, value),
         "time_s": round(time.perf_counter() - t0, 2),
     }
+
+
+def validation_loss(task: str, est, X_va, y_va, value: float) -> float | None:
+    """The tie-breaker of :func:`rank_key`: the log-loss of the predicted probabilities (classification), or
+    the RMSE ``value`` itself (regression). None where the validation split holds a class the fit never saw
+    (the rung is then ordered by score and index)."""
+    if task != "classification":
+        return float(value)
+    from sklearn.metrics import log_loss
+
+    if not np.isin(y_va, est.classes_).all():
+        return None
+    return float(log_loss(y_va, est.predict_proba(X_va), labels=est.classes_))

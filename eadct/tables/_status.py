@@ -62,6 +62,9 @@ def search_status(table: TableConfig, model: str, dataset: str, profile: Profile
         scores = [t["score"] for t in trials if t["rung"] == r]
         best = max(scores, key=lambda s: sign * s) if scores else None
         by_rung.append({"rung": r, "planned": n, "epochs": epochs, "done": len(scores), "best": best})
+        keep = plan[r + 1][0] if r + 1 < len(plan) else 1
+        if len(scores) == n > keep:
+            by_rung[-1]["cut_tie"] = _cut_tie([sign * x for x in scores], keep)
     spent = sum(t["time_s"] for t in trials)
     run_epochs = sum(t["epochs"] + t.get("pretrain_epochs", 0) for t in trials)
     left_epochs = sum((x["planned"] - x["done"]) * sum(trial_epochs(profile, x["epochs"])) for x in by_rung)
@@ -71,6 +74,15 @@ def search_status(table: TableConfig, model: str, dataset: str, profile: Profile
     if chosen:
         out.update(best_candidate=chosen.get("best_candidate"), best=chosen["best"])
     return out
+
+
+def _cut_tie(scores: list[float], keep: int) -> tuple[int, int] | None:
+    """Where a finished rung's cut falls inside a tie of score (higher better): (the trials at the cut's
+    score, the places left to them), which the tie-breaker of ``rank_key`` filled; None where the score alone
+    decided."""
+    cut = sorted(scores, reverse=True)[keep - 1]
+    tied, above = sum(x == cut for x in scores), sum(x > cut for x in scores)
+    return (tied, keep - above) if tied > keep - above else None
 
 
 def _task(folder, dataset: str) -> str:
@@ -106,6 +118,7 @@ def _search_text(s: dict) -> str:
     rungs_text = "; ".join(
         f"rung {x['rung']} ({x['epochs']} epoch{'s' * (x['epochs'] != 1)}) {x['done']}/{x['planned']}"
         + ("" if x["best"] is None else f" best {x['best']:.4g}")
+        + ("" if not x.get("cut_tie") else " (the cut within a tie: {} trials for {} place(s))".format(*x["cut_tie"]))
         for x in s["rungs"]
     )
     text = f"{s['state']}: {rungs_text}; {s['time_s']:,.0f} s of trials"
