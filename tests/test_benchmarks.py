@@ -187,6 +187,30 @@ def test_step_dropout_cost_swaps_every_step_dropout_and_back(capsys, sibling_scr
     assert len(rows) == 2 and rows[0].endswith("| 1.00 |") and float(rows[1].split("|")[2]) > 0
 
 
+def test_step_profile_times_each_precision_and_profiles_the_default_network(capsys, sibling_script):
+    """benchmarks/step_profile.py builds the estimator's default network, times every precision, ranks operators."""
+    import numpy as np
+
+    from eadct import EADCTClassifier, EADCTRegressor
+
+    bench = sibling_script("step_profile.py")
+    X = np.random.default_rng(0).normal(size=(8, 2, 12))
+    for task, cls in (("classification", EADCTClassifier), ("regression", EADCTRegressor)):
+        network, batch = bench.default_network(task, X, 1)
+        assert batch == cls().batch_size
+        assert network.task_head is not None
+        bench.main(["--task", task, "--length", "12", "--channels", "2", "--steps", "1", "--repeats", "1",
+                    "--threads", "1", "--top", "3"])  # fmt: skip
+        out = capsys.readouterr().out
+        rows = [line.split("|") for line in out.splitlines() if line.startswith(("| float32", "| bfloat16"))]
+        assert [r[1].strip() for r in rows] == ["float32", "bfloat16"] and rows[0][3].strip() == "1.00"
+        assert float(rows[1][2]) > 0
+        ops = [line.split("|") for line in out.splitlines() if line.startswith("| ") and line.endswith("% |")]
+        assert len(ops) == 3
+        shares = [float(r[4].strip().rstrip("%")) for r in ops]
+        assert shares == sorted(shares, reverse=True) and 0 < sum(shares) <= 100.0
+
+
 def test_regression_holdout_reads_only_train_and_counts_the_verdicts(tmp_path, monkeypatch, capsys, sibling_script):
     """benchmarks/regression_holdout.py scores baselines on the screen's hold-outs of TRAIN, never TEST."""
     import json
