@@ -300,6 +300,37 @@ def test_search_only_stops_before_the_units_and_the_refits_reuse_its_trials(tiny
     assert (folder / "search_trials.jsonl").read_text() == trials  # no trial ran again
 
 
+def test_search_ties_replays_a_search_with_ties_by_index_and_compares(tiny_setup, tmp_path, capsys):
+    """benchmarks/search_ties.py: the trials copied without their losses, the replay's new trials without one, the
+    refit run, the comparison printed; the tie-breaker of later searches is left as it was."""
+    import importlib.util
+
+    from eadct.tables import _search
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_ties.py"
+    spec = importlib.util.spec_from_file_location("search_ties", path)
+    ties = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ties)
+    cfg, data = tiny_setup / "cfg" / "tiny.toml", tiny_setup / "data"
+    table = load_table(cfg)
+    src, out = tmp_path / "a", tmp_path / "b"
+    run_table(table, "tiny", src, data_dirs=[data], datasets=["TinyTabC"], models=["Transformer"], seeds=[0])
+    args = ["--from", str(src), "--out", str(out), "--table", str(cfg), "--profile", "tiny", "--datasets", "TinyTabC"]
+    args += ["--models", "Transformer", "--data-dir", str(data), "--threads", "1"]
+    with pytest.raises(SystemExit) as stop:
+        ties.main([*args, "--seeds", "0"])
+    assert stop.value.code == 0 and _search.validation_loss is not None
+    folder = result_path(out, table, "Transformer", "TinyTabC", "tiny", 0).parent
+    trials = [json.loads(x) for x in (folder / "search_trials.jsonl").read_text().splitlines()]
+    old = (result_path(src, table, "Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl").read_text()
+    assert len(trials) >= len(old.splitlines()) and all(t.get("valid_loss") is None for t in trials)
+    assert all("valid_loss" in json.loads(x) for x in old.splitlines())  # the source is left as it was
+    assert (folder / "seed0.json").is_file()
+    ties.main([*args, "--compare"])
+    row = [x for x in capsys.readouterr().out.splitlines() if x.startswith("| TinyTabC | Transformer |")]
+    assert len(row) == 1 and "[0]" in row[0]
+
+
 def test_status_reads_a_search_as_it_goes_and_names_bad_arguments(tiny_setup, tmp_path, capsys):
     from eadct.tables._status import table_status
     from eadct.tables.cli import main
