@@ -2,9 +2,10 @@
 
 Since 2026-11-27 the table runner's successive halving breaks ties of accuracy by the validation log-loss, then by
 candidate index (``eadct.tables._search.rank_key``); before, by index alone. This copies the searches' trials of the
-given rows from ``--from`` into ``--out`` without their losses, and runs the table there with the loss withheld, so
-every rung is ranked as before: the trials that the old rule needs and the loss rule never ran are run (resumable,
-like any search), then the refits of the seeds asked for. ``--compare`` prints, per row, both rules' choices and the
+given rows from ``--from`` into ``--out`` without their losses, and runs the table there under
+``eadct.tables.ties_by_index`` (new trials record no loss), so every rung is ranked as before: the trials that
+the old rule needs and the loss rule never ran are run (resumable, like any search), then the refits of the
+seeds asked for. ``--compare`` prints, per row, both rules' choices and the
 TEST scores of the units both folders hold. The TEST file is read only by the refits, as in any unit.
 
     python benchmarks/search_ties.py --from results/gpu/tables --out results/search_ties --datasets JapaneseVowels \\
@@ -21,9 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
-from eadct.tables import _search as search
-from eadct.tables import load_table
-from eadct.tables._store import unit_dir
+from eadct.tables import load_table, result_path, ties_by_index
+
+
+def _folder(out, table, model: str, dataset: str, profile: str) -> Path:
+    """The folder of a row's units and search in the results folder ``out``."""
+    return result_path(out, table, model, dataset, profile, 0).parent
 
 
 def copy_without_losses(source: Path, target: Path) -> None:
@@ -48,7 +52,7 @@ def compare(table, profile: str, src: Path, out: Path, datasets, models) -> str:
     ]
     for dataset in datasets:
         for model in models:
-            a, b = unit_dir(src, table, model, dataset, profile), unit_dir(out, table, model, dataset, profile)
+            a, b = _folder(src, table, model, dataset, profile), _folder(out, table, model, dataset, profile)
             if not (a / "search.json").is_file() or not (b / "search.json").is_file():
                 continue
             chosen = [json.loads((d / "search.json").read_text()).get("best_candidate") for d in (a, b)]
@@ -82,10 +86,10 @@ def main(argv=None) -> None:
         return
     for dataset in args.datasets:
         for model in args.models:
-            source = unit_dir(src, table, model, dataset, args.profile)
+            source = _folder(src, table, model, dataset, args.profile)
             if not (source / "search_trials.jsonl").is_file():
                 raise SystemExit(f"no search trials of {model} on {dataset} in {source}: run the table there first")
-            copy_without_losses(source, unit_dir(out, table, model, dataset, args.profile))
+            copy_without_losses(source, _folder(out, table, model, dataset, args.profile))
     from eadct.tables.cli import main as tables_main
 
     cmd = ["run", args.table, "--profile", args.profile, "--out", str(out), "--backend", "none"]
@@ -96,12 +100,8 @@ def main(argv=None) -> None:
         cmd += ["--seeds", *args.seeds]
     if args.search_only:
         cmd.append("--search-only")
-    original = search.validation_loss
-    search.validation_loss = lambda *a, **k: None  # every trial of the replay without a loss: ties go by index
-    try:
+    with ties_by_index():  # every trial of the replay without a loss: ties go by index
         code = tables_main(cmd)
-    finally:
-        search.validation_loss = original
     raise SystemExit(code)
 
 

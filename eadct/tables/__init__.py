@@ -10,6 +10,7 @@ from ._keys import REFERENCE_DEFAULTS
 from ._minirocket import fit_minirocket
 from ._report import ReportNotReplaced, build_report, collect_results
 from ._runner import load_data, result_path, run_table, run_unit
+from ._search import ties_by_index
 from ._store import append_jsonl, read_jsonl
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "run_unit",
     "score",
     "subset",
+    "ties_by_index",
 ]

@@ -6,6 +6,7 @@ every finished trial is appended to ``search_trials.jsonl``, so a killed search 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -172,6 +173,22 @@ def rank_key(trials: list[dict], sign: float):
     return key
 
 
+_LOSS_TIES = {"on": True}
+
+
+@contextlib.contextmanager
+def ties_by_index():
+    """Within this context the search trials run in this process record no validation loss, so :func:`rank_key`
+    breaks their ties by candidate index alone: the rule before 2026-11-27, for measuring what the log-loss
+    tie-break changed (``benchmarks/search_ties.py``). Trials on another backend's workers are not affected."""
+    before = _LOSS_TIES["on"]
+    _LOSS_TIES["on"] = False
+    try:
+        yield
+    finally:
+        _LOSS_TIES["on"] = before
+
+
 def trial_epochs(profile: Profile, epochs: int) -> tuple[int, int]:
     """(fine-tuning, pretraining) epochs of a trial of a rung of ``epochs``: pretraining takes the profile's
     ``pretrain_share`` of them, none where the profile's fits do not pretrain."""
@@ -203,7 +220,7 @@ def _trial(spec: ModelSpec, data: Data, profile: Profile, params: dict, *, rung,
         "epochs": epochs,
         "pretrain_epochs": pre,
         "score": value,
-        "valid_loss": validation_loss(data.task, est, X_va, y_va, value),
+        "valid_loss": validation_loss(data.task, est, X_va, y_va, value) if _LOSS_TIES["on"] else None,
         "time_s": round(time.perf_counter() - t0, 2),
     }
 
