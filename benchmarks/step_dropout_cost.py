@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 import torch
+from step_profile import default_network
 from torch import nn
 
-from eadct import EADCTRegressor
 from eadct.networks.maps import map_dropout
 
 
@@ -57,12 +57,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(4 * args.batch, args.channels, args.length)).cumsum(axis=2)
-    # the regressor's default network for series of this shape (one short fit builds it)
-    network = (
-        EADCTRegressor(max_epochs=1, pretrain_epochs=0, random_state=0, n_jobs=args.threads)
-        .fit(X, rng.normal(size=len(X)))
-        .network_
-    )
+    network, _ = default_network("regression", X, args.threads)  # the regressor's default network for this shape
     x = torch.as_tensor(X.transpose(0, 2, 1), dtype=torch.float32)
     optimizer = torch.optim.RAdam(network.parameters(), lr=1e-4, betas=(0.9, 0.99))
     n_drop = sum(type(m) is nn.Dropout for m in network.modules())
