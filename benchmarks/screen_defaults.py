@@ -239,6 +239,10 @@ CANDIDATES = {
     # FloodModeling1 only (20 batches: 45 epochs instead of 60); every other set's rows are
     # short-segments-ridge-swa20's
     "short-segments-ridge-swa20-cap900": dict(SWA20_RIDGE, max_steps=900),
+    # the regressor's defaults since 2026-11-27: the input's treatment chosen on an inner split of the fitted part
+    # where the step cap does not bind (docs/accuracy.md, "Decision: input_differences="auto" the regressor's
+    # default"); where "auto" keeps the treatment, a row is short-segments-ridge-swa20-cap900's
+    "short-segments-ridge-swa20-cap900-auto": dict(SWA20_RIDGE, max_steps=900, input_differences="auto"),
     "short-segments-all-swa20-b8-seg8-series": dict(SWA20_B8_SEG8, series_normalization=True),
     # the classifier's defaults at half the width (d_model 32 in 4 heads: still 2 query/key dimensions per head), the
     # direction d128 did not take: less capacity for sets of 30-300 series, and fewer multiplications per step

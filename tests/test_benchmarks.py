@@ -135,10 +135,12 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     assert screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier) == decides(
         EADCTClassifier().get_params()
     )
-    regressor = screen.resolve("short-segments-ridge-swa20-cap900", EADCTRegressor)
+    regressor = screen.resolve("short-segments-ridge-swa20-cap900-auto", EADCTRegressor)
     assert regressor == decides(EADCTRegressor().get_params())
-    # before the cap of 900, which on the screen's splits binds on FloodModeling1 only (docs/accuracy.md)
-    assert {**screen.resolve("short-segments-ridge-swa20", EADCTRegressor), "max_steps": 900} == regressor
+    # before "auto", and before the cap of 900, which on the screen's splits binds on FloodModeling1 only
+    before_auto = screen.resolve("short-segments-ridge-swa20-cap900", EADCTRegressor)
+    assert {**before_auto, "input_differences": "auto"} == regressor and before_auto["input_differences"] is False
+    assert {**screen.resolve("short-segments-ridge-swa20", EADCTRegressor), "max_steps": 900} == before_auto
     before_8_segments = screen.resolve("short-segments-all-swa20-b8", EADCTClassifier)
     assert before_8_segments["n_segments"] == 4 != EADCTClassifier().n_segments
     short = screen.resolve("short-segments", EADCTRegressor)

@@ -60,8 +60,11 @@ def test_ridge_head_sees_only_the_labelled_train_series(monkeypatch):
     monkeypatch.setattr(RidgeCV, "fit", lambda self, Z, t, **kw: seen.append(len(Z)) or fit(self, Z, t, **kw))
     X, y = _data(n=30)
     extra, _ = make_panel(n=12, seed=9)
-    EADCTRegressor(**FAST, head_refit="ridge").fit(X, y, X_unlabeled=extra)
+    EADCTRegressor(**FAST, head_refit="ridge", input_differences=False).fit(X, y, X_unlabeled=extra)
     assert seen == [30]  # every TRAIN series, the validation split included; no unlabelled series
+    seen.clear()  # the default "auto": the choice's two fits on two thirds of TRAIN, then the fit on all of it
+    EADCTRegressor(**FAST, head_refit="ridge").fit(X, y, X_unlabeled=extra)
+    assert seen == [20, 20, 30]
 
 
 def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
@@ -79,7 +82,12 @@ def test_ridge_head_is_the_regressors_default_but_not_the_papers():
     regressor = EADCTRegressor()
     assert regressor.head_refit == "ridge"
     assert (regressor.average_epochs, regressor.validation_fraction, regressor.max_steps) == (20, 0.0, 900)
-    assert paper_configuration("regression") == {**PAPER_CONFIGURATION, "head_refit": None, "max_steps": None}
+    assert paper_configuration("regression") == {
+        **PAPER_CONFIGURATION,
+        "head_refit": None,
+        "max_steps": None,
+        "input_differences": False,
+    }
     assert paper_configuration("classification") == PAPER_CONFIGURATION
     assert load_table("table3").profile("quick").base_params("regression")["head_refit"] is None
     assert load_table("table3").profile("quick").base_params("regression")["max_steps"] is None

@@ -16,6 +16,7 @@ import torch
 from conftest import TINY, make_panel
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+from eadct.estimators._params import CLASSIFIER_DEFAULTS, REGRESSOR_DEFAULTS
 from eadct.networks import (
     ARCHITECTURES,
     Architecture,
@@ -76,8 +77,10 @@ def test_docs_table_lists_every_architecture_once():
 @pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor, EADCTRepresentation])
 def test_parameters_derive_from_one_source(cls):
     signature = inspect.signature(cls)
-    defaults = {f.name: f.default for f in fields(EncoderConfig)}
+    own = {EADCTClassifier: CLASSIFIER_DEFAULTS, EADCTRegressor: REGRESSOR_DEFAULTS}.get(cls, {})
+    defaults = {**{f.name: f.default for f in fields(EncoderConfig)}, **own}
     for name in encoder_settings():  # every exposed encoder field is a parameter, with the config's default
+        # (or the estimator's own, defined once in eadct.estimators._params)
         assert signature.parameters[name].default == defaults[name]
     for name, param in signature.parameters.items():
         assert param.kind is param.KEYWORD_ONLY

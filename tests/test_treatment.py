@@ -96,6 +96,28 @@ def test_auto_on_few_series_fits_without_choosing(data, monkeypatch):
     est = EADCTRegressor(**FAST, input_differences="auto").fit(X[:11], y[:11])
     assert calls == [] and est.input_differences_ is False
     assert est.treatment_choice_["rmse_without"] is None and est.treatment_choice_["n_holdout"] == 0
+    assert est.treatment_choice_["skipped"] == "few series"
+
+
+@pytest.mark.parametrize("max_steps, skipped", [(None, None), (3 * 2, None), (3 * 2 - 1, "step cap")])
+def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monkeypatch, max_steps, skipped):
+    """24 series in batches of 16: 2 steps an epoch, so 2 epochs need 4 steps; 3 epochs (max_epochs=3) 6."""
+    X, y = data
+    calls = []
+    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+    params = dict(FAST, max_epochs=3, max_steps=max_steps)
+    est = EADCTRegressor(**params, input_differences="auto").fit(X, y)
+    assert est.treatment_choice_["skipped"] == skipped and len(calls) == (0 if skipped else 2)
+    if skipped:  # exactly the fit without the differences
+        assert est.input_differences_ is False and est.treatment_choice_["rmse_with"] is None
+        plain = EADCTRegressor(**params, input_differences=False).fit(X, y)
+        np.testing.assert_array_equal(est.predict(X), plain.predict(X))
+
+
+def test_auto_is_the_regressors_default_but_not_the_papers():
+    assert EADCTRegressor().input_differences == "auto"
+    assert eadct.paper_configuration("regression")["input_differences"] is False
+    assert 'default="auto"' in EADCTRegressor.__doc__.split("input_differences :")[1].split("\n")[0]
 
 
 def test_auto_reports_bad_input_as_the_plain_fit_does(data):

@@ -94,9 +94,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         panel = to_panel(X, missing_values=self.missing_values, estimator_name=name, n_channels=channels)
         return fill_missing(panel) if self.missing_values == "interpolate" else panel
 
-    def _start_supervised_fit(self, X, y) -> Panel:
-        """Check the parameters, X and that y is given: the first steps of every supervised ``fit``."""
-        check_params(self.get_params(), type(self).__name__)
+    def _start_supervised_fit(self, X, y, params: dict | None = None) -> Panel:
+        """Check the parameters (``get_params()``, or ``params``), X and y given: every supervised fit's start."""
+        check_params(self.get_params() if params is None else params, type(self).__name__)
         panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")

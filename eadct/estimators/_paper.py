@@ -25,8 +25,9 @@ PAPER_CONFIGURATION = {
     "n_estimators": 1,
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
-#: fine-tuned, without the ridge refit, and no cap on the optimizer steps (docs/training.md).
-PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None}
+#: fine-tuned, without the ridge refit, no cap on the optimizer steps, and the input as it is, without its
+#: differences (docs/training.md).
+PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "input_differences": False}
 
 
 def paper_configuration(task: str = "classification") -> dict:

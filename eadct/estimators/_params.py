@@ -407,8 +407,9 @@ CLASSIFIER = (
 #: TRAIN screen and the benchmark for classification (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
-#: steps per stage (the cap bounds the time of the lost early stop on large sets; docs/accuracy.md).
-REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900}
+#: steps per stage (the cap bounds the time of the lost early stop on large sets), and the input's treatment
+#: chosen on an inner split of TRAIN where the cap does not bind (docs/accuracy.md).
+REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto"}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",

@@ -28,7 +28,7 @@ def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.nd
     return median, np.where(iqr_scale > 1e-12, iqr_scale, std)
 
 
-_OWN_DEFAULTS_DOC = {n: doc_with_default(n, v) for n, v in REGRESSOR_DEFAULTS.items()}
+_OWN_DEFAULTS_DOC = {n: doc_with_default(n, v) for n, v in REGRESSOR_DEFAULTS.items() if n != "input_differences"}
 
 
 class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
@@ -86,14 +86,16 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         -------
         self
         """
-        if is_auto(self.input_differences):  # the treatment chosen on an inner split, then this fit again
-            return fit_with_chosen_treatment(self, X, y, X_unlabeled)
-        panel = self._start_supervised_fit(X, y)
-        self.input_differences_ = self.input_differences
-        self.__dict__.pop("treatment_choice_", None)
+        params = self.get_params()  # "auto" checked as either of its outcomes: the encoder checks a bool
+        params.update({"input_differences": False} if is_auto(self.input_differences) else {})
+        panel = self._start_supervised_fit(X, y, params)  # bad input: the same error with and without "auto"
         check_refit(self.head_refit, self.head_hidden_size, type(self).__name__, self.head_input_parts, self.loss)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)
+        if is_auto(self.input_differences):  # the treatment chosen on an inner split, then this fit again
+            return fit_with_chosen_treatment(self, X, y, X_unlabeled)
+        self.input_differences_ = self.input_differences
+        self.__dict__.pop("treatment_choice_", None)
         self._y_ndim = y.ndim
         y2 = y.reshape(len(y), -1)
         with np.errstate(over="ignore", invalid="ignore"):

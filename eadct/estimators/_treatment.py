@@ -6,6 +6,11 @@ of a few dozen series cannot tell two treatments apart by a few percent (docs/ac
 treatment chosen per set on TRAIN"): the margin takes the differences only where they clearly win, as on spectra.
 Then the chosen treatment is fitted on all of TRAIN, with the estimator's own ``random_state``, so that a choice of
 the defaults' treatment gives exactly the fit of ``input_differences=False``.
+
+The choice costs two more fits on two thirds of TRAIN. Where the step cap (``max_steps``) shortens fine-tuning on
+TRAIN, a fit already spends the time the cap allows: there "auto" does not choose and fits without the differences,
+so that the default's slowest fits are not made slower (docs/accuracy.md, "Decision: ``input_differences="auto"``
+the regressor's default").
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 
+from ..training import StageSettings
 from ._input import _series_list
 from ._params import PARAMS
 
@@ -28,10 +34,11 @@ HOLDOUT = 1 / 3
 MIN_SERIES = 12
 
 #: ``EADCTRegressor``'s text of ``input_differences``, which also takes "auto".
-DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default=False', 1) + (
+DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default="auto"', 1) + (
     '\n    "auto": fitted without and with the differences on two thirds of TRAIN and scored on the rest; the'
     "\n    differences are kept only where their RMSE there is below half of the other's, then the choice is"
-    "\n    fitted on all of TRAIN: two more fits on two thirds of it, more than twice a fit's time"
+    "\n    fitted on all of TRAIN: two more fits on two thirds of it, more than twice a fit's time. Where"
+    "\n    ``max_steps`` shortens fine-tuning on TRAIN (large sets) it fits without the differences, unchosen"
     "\n    (``input_differences_``, ``treatment_choice_``; docs/training.md)."
 )
 #: The attributes "auto" sets (numpydoc).
@@ -40,8 +47,10 @@ ATTRIBUTES_DOC = """\
         Whether the network reads the differences: ``input_differences``, or what "auto" chose.
     treatment_choice_ : dict
         With ``input_differences="auto"``: chosen, margin, rmse_without and rmse_with (the held-out RMSEs in
-        units of the targets' standard deviation; None where TRAIN had fewer than 12 series), n_fit, n_holdout
-        and choice_s (the seconds the two fits of the choice took; the rest of the fit is the refit).
+        units of the targets' standard deviation; None where there was no choice), n_fit, n_holdout, choice_s
+        (the seconds the two fits of the choice took; the rest of the fit is the refit) and skipped (why there
+        was no choice: "few series", under 12, or "step cap", where ``max_steps`` shortens fine-tuning on
+        TRAIN; None where the choice was made).
 """
 
 
@@ -56,6 +65,12 @@ def chosen(est) -> dict:
     return {}
 
 
+def cap_binds(est, n_series: int) -> bool:
+    """Whether ``est``'s ``max_steps`` shortens fine-tuning on ``n_series`` training series (StageSettings.capped)."""
+    stage = StageSettings(max_epochs=est.max_epochs, batch_size=est.batch_size, max_steps=est.max_steps)
+    return stage.capped(n_series).max_epochs < est.max_epochs
+
+
 def choose(est, X, y, X_unlabeled=None) -> dict:
     """The choice of ``input_differences`` for ``est``'s settings on an inner split of (X, y) (``treatment_choice_``;
     ``chosen`` False without fits where there are too few series or X or y is invalid)."""
@@ -64,9 +79,12 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
     except (TypeError, ValueError):  # the fit says what is wrong with X or y
         series, y_arr = [], np.zeros(0)
     n = len(y_arr)
-    choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0)
+    choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0,
+                  skipped=None)  # fmt: skip
     if n < MIN_SERIES or len(series) != n:
-        return choice
+        return {**choice, "skipped": "few series"}
+    if cap_binds(est, n):
+        return {**choice, "skipped": "step cap"}
     start = time.perf_counter()
     fit_idx, hold_idx = train_test_split(np.arange(n), test_size=HOLDOUT, random_state=est.random_state)
     take = lambda idx: series[idx] if isinstance(series, np.ndarray) else [series[i] for i in idx]  # noqa: E731
