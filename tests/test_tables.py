@@ -689,8 +689,11 @@ def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(
     reg = json.loads(result_path(out, table, "Transformer", "TinyTabR", "tinydefaults", 0).read_text())
     assert reg["hyperparameters"]["head_refit"] == "ridge"
     assert len(reg["hyperparameters"]["head_alpha"]) == 1 and reg["hyperparameters"]["head_alpha"][0] in RIDGE_ALPHAS
+    # the regressor's default input_differences="auto": what it chose on TRAIN
+    assert reg["hyperparameters"]["input_differences"] == "auto"
+    assert reg["hyperparameters"]["input_differences_chosen"] in (False, True)
     md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
-    assert "head_alpha=[" in md
+    assert "head_alpha=[" in md and "input_differences_chosen=" in md
 
 
 def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
