@@ -1,11 +1,12 @@
-"""TEST RMSE and fit time of ``EADCTRegressor(input_differences="auto")`` against the regressor's defaults.
+"""TEST RMSE and fit time of ``EADCTRegressor(input_differences="auto")`` against the regressor without the differences.
 
 The rule it serves is in docs/accuracy.md ("Option: the regressor's input treatment chosen inside fit"). For each
 (set, seed) it fits ``EADCTRegressor(input_differences="auto", random_state=seed)`` on TRAIN and scores TEST. Where
-"auto" keeps the defaults' treatment, its refit is the defaults' fit (the same computation, checked by
-tests/test_treatment.py), so the defaults' TEST RMSE is the same number and their fit time is the refit's (the fit
-less ``treatment_choice_["choice_s"]``). Where "auto" takes the differences, the defaults are fitted too, in the
-same process. Each finished (set, seed) is appended to ``--out`` at once; a rerun skips it. The table printed: per
+"auto" keeps the treatment without the differences, its refit is the fit of ``input_differences=False`` (the same
+computation, checked by tests/test_treatment.py; the "defaults" of the table, the regressor's default before
+2026-11-27), so that fit's TEST RMSE is the same number and its fit time is the refit's (the fit less
+``treatment_choice_["choice_s"]``). Where "auto" takes the differences, ``input_differences=False`` is fitted too, in
+the same process. Each finished (set, seed) is appended to ``--out`` at once; a rerun skips it. The table printed: per
 (set, seed) the choice, its inner RMSEs, both TEST RMSEs and fit times; then per set the ratio of the 3-seed mean
 RMSEs and of the mean fit times, and the geometric mean of the RMSE ratios over the sets.
 
@@ -48,8 +49,10 @@ def measure(name: str, dirs, seed: int, threads: int) -> dict:
     choice = est.treatment_choice_
     row = dict(dataset=name, seed=seed, threads=threads, chosen=choice["chosen"], choice=choice)
     row.update(auto_rmse=rmse, auto_fit_s=fit_s)
-    if choice["chosen"]:
-        _, row["defaults_rmse"], row["defaults_fit_s"] = _fit(X, y, X_test, y_test, random_state=seed, n_jobs=threads)
+    if choice["chosen"]:  # "defaults": input_differences=False, the default before "auto" (2026-11-27)
+        _, row["defaults_rmse"], row["defaults_fit_s"] = _fit(
+            X, y, X_test, y_test, input_differences=False, random_state=seed, n_jobs=threads
+        )
     else:  # the refit was the defaults' fit
         row["defaults_rmse"], row["defaults_fit_s"] = rmse, fit_s - choice["choice_s"]
     return row
