@@ -403,8 +403,9 @@ def test_treatment_selection_reads_only_train_chooses_on_the_inner_split_and_res
 def test_treatment_auto_scores_test_and_fits_the_defaults_only_where_the_choice_differs(
     tmp_path, monkeypatch, capsys, sibling_script, margin, chosen
 ):
-    """benchmarks/treatment_auto.py: "auto" on TRAIN scored on TEST; the defaults' row is "auto"'s own refit where
-    it kept the defaults' treatment, a separate fit where it took the differences; a rerun skips what finished."""
+    """benchmarks/treatment_auto.py: "auto" on TRAIN scored on TEST; the row without the differences is "auto"'s own
+    refit where it kept that treatment, a separate fit of input_differences=False where it took the differences (not
+    the default, "auto" since 2026-11-27); a rerun skips what finished."""
     import numpy as np
 
     from eadct.estimators import _treatment
@@ -428,7 +429,7 @@ def test_treatment_auto_scores_test_and_fits_the_defaults_only_where_the_choice_
     auto.main(argv)
     auto.main(argv)  # finished: nothing fitted again
     (row,) = auto.read_jsonl(out)
-    assert fits == (["auto", None] if chosen else ["auto"]) and row["chosen"] is chosen
+    assert fits == (["auto", False] if chosen else ["auto"]) and row["chosen"] is chosen
     if not chosen:
         assert row["defaults_rmse"] == row["auto_rmse"] and row["defaults_fit_s"] < row["auto_fit_s"]
     assert "| Toy | 1 |" in capsys.readouterr().out
