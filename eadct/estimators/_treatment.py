@@ -73,15 +73,13 @@ def cap_binds(est, n_series: int) -> bool:
 
 def choose(est, X, y, X_unlabeled=None) -> dict:
     """The choice of ``input_differences`` for ``est``'s settings on an inner split of (X, y) (``treatment_choice_``;
-    ``chosen`` False without fits where there are too few series or X or y is invalid)."""
-    try:
-        series, y_arr = _series_list(X), np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):  # the fit says what is wrong with X or y
-        series, y_arr = [], np.zeros(0)
+    ``chosen`` False without fits where there are too few series or the step cap binds). X and y are valid: the
+    regressor's ``fit`` checks them before it chooses."""
+    series, y_arr = _series_list(X), np.asarray(y, dtype=np.float64)
     n = len(y_arr)
     choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0,
                   skipped=None)  # fmt: skip
-    if n < MIN_SERIES or len(series) != n:
+    if n < MIN_SERIES:
         return {**choice, "skipped": "few series"}
     if cap_binds(est, n):
         return {**choice, "skipped": "step cap"}
