@@ -76,22 +76,15 @@ class InputEmbedding(nn.Module):
         return d if valid is None else d * valid.unsqueeze(-1)
 
     @staticmethod
-    def difference_orders(
-        x: torch.Tensor, valid: torch.Tensor | None, order: int, known: torch.Tensor | None = None
-    ) -> torch.Tensor:
+    def difference_orders(x: torch.Tensor, valid: torch.Tensor | None, order: int) -> torch.Tensor:
         """``(B, N, order * C)``: the differences of orders 1 to ``order`` of ``x`` ``(B, N, C)``, order by order
         (the k-th is the first difference of the (k - 1)-th, 0 at a series' first k steps and at padded steps);
-        order 1 is :meth:`first_differences`. With ``known`` ``(B, N, C)`` (False at the values pretraining
-        masked, which read 0), a k-th difference is 0 unless its k + 1 values are known: a masked value is
-        unknown, so is a difference that involves it (not the jump to 0 that masking made)."""
-        parts, d, clean = [], x, known
+        order 1 is :meth:`first_differences`."""
+        parts, d = [], x
         for k in range(1, order + 1):
             d = InputEmbedding.first_differences(d, valid)
             if k > 1:  # the k-th differences need k earlier steps
                 d = d * (torch.arange(x.shape[1], device=x.device) >= k).to(d.dtype)[None, :, None]
-            if clean is not None:  # known at t, ..., t - k
-                clean = clean & torch.cat([torch.ones_like(clean[:, :1]), clean[:, :-1]], dim=1)
-                d = d * clean
             parts.append(d)
         return torch.cat(parts, dim=-1) if order > 1 else parts[0]
 
@@ -126,17 +119,13 @@ class InputEmbedding(nn.Module):
             scales.append(torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std)))
         self.difference_scale.copy_(torch.cat(scales).to(self.difference_scale.dtype))
 
-    def forward(
-        self, x: torch.Tensor, valid: torch.Tensor | None = None, known: torch.Tensor | None = None
-    ) -> torch.Tensor:
-        """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps; ``known`` ``(B, N, C)``
-        is False at the values pretraining masked (for the differences; :meth:`difference_orders`)."""
+    def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
         if valid is not None:
             x = x * valid.unsqueeze(-1)  # padded steps carry no signal
         parts = [self.normalized_series(x, valid) if self.series_normalization else x]
         if self.differences:
-            differences = self.difference_orders(x, valid, self.difference_order, known)
-            parts.append(differences * self.difference_scale.to(x.dtype))
+            parts.append(self.difference_orders(x, valid, self.difference_order) * self.difference_scale.to(x.dtype))
         x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
         h = self.projection(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)

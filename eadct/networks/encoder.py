@@ -120,20 +120,18 @@ class EADCTEncoder(nn.Module):
         x: torch.Tensor,
         valid: torch.Tensor | None = None,
         return_logits: bool = False,
-        known: torch.Tensor | None = None,
     ):
         """Encode ``x`` ``(B, N, C)`` into ``(B, N, d)``; padded steps are zero.
 
         With ``return_logits=True`` also return the list of each layer's ``A_logit``
-        ``(B, K, N, N)`` (None entries when ``attention_ratio == 0``). ``known`` ``(B, N, C)``: False at masked
-        values (pretraining), for the stem's differences (:class:`InputEmbedding`).
+        ``(B, K, N, N)`` (None entries when ``attention_ratio == 0``).
         """
         # A layer must hand its logits on only when the next one evolves them (or they are returned).
         layers = list(self.layers)
         wanted = [return_logits or (nxt.attention is not None and nxt.attention.uses_previous) for nxt in layers[1:]]
         wanted.append(return_logits)
         chain = []  # holds the maps only when they are returned (else each is freed after the next layer)
-        for h, logits in self._run(x, valid, wanted, known):  # noqa: B007 (h: the last layer's output)
+        for h, logits in self._run(x, valid, wanted):  # noqa: B007 (h: the last layer's output)
             if return_logits:
                 chain.append(logits)
         return (h, chain) if return_logits else h
@@ -147,9 +145,9 @@ class EADCTEncoder(nn.Module):
         for _, logits in self._run(x, valid, [True] * len(self.layers)):
             yield logits
 
-    def _run(self, x, valid, wanted, known=None):
+    def _run(self, x, valid, wanted):
         """Yield ``(h, logits)`` after each layer; layer i returns its logits when ``wanted[i]``."""
-        h = self.embedding(x, valid, known)
+        h = self.embedding(x, valid)
         logits = None
         for layer, need in zip(self.layers, wanted, strict=True):
             h, logits = layer(h, logits, valid, need)

@@ -49,15 +49,9 @@ class SeriesNetwork(nn.Module):
         # the learned queries of pooling="segments-attention"; no module (and no key in the state) otherwise
         self.pooler = SegmentAttentionPooling(encoder.d_model, n_segments) if pooling in LEARNED_POOLINGS else None
 
-    def reconstruct(
-        self, x: torch.Tensor, valid: torch.Tensor | None = None, known: torch.Tensor | None = None
-    ) -> torch.Tensor:
-        """``(B, N, C)`` -> reconstructed ``(B, N, C)``. ``known`` ``(B, N, C)``: False at the values that
-        pretraining masked (the stem's differences that involve one are 0; :class:`InputEmbedding`). Handed on
-        only to a stem that reads differences, so that an encoder without one keeps ``forward(x, valid)``."""
-        if known is None or not getattr(getattr(self.encoder, "embedding", None), "differences", False):
-            return self.reconstruction_head(self.encoder(x, valid))
-        return self.reconstruction_head(self.encoder(x, valid, known=known))
+    def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
+        """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
+        return self.reconstruction_head(self.encoder(x, valid))
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""

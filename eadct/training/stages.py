@@ -16,7 +16,7 @@ from .masking import make_geometric_mask, masked_mse
 def _pretrain_batch_loss(network, x, valid, mask):
     if valid is not None:
         mask = mask & valid.unsqueeze(-1)
-    reconstruction = network.reconstruct(x.masked_fill(mask, 0.0), valid, known=~mask)
+    reconstruction = network.reconstruct(x.masked_fill(mask, 0.0), valid)
     return masked_mse(reconstruction.float(), x.float(), mask, valid)
 
 
