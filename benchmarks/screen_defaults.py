@@ -243,12 +243,6 @@ CANDIDATES = {
     # where the step cap does not bind (docs/accuracy.md, "Decision: input_differences="auto" the regressor's
     # default"); where "auto" keeps the treatment, a row is short-segments-ridge-swa20-cap900's
     "short-segments-ridge-swa20-cap900-auto": dict(SWA20_RIDGE, max_steps=900, input_differences="auto"),
-    # the regressor's defaults with the input's differences always read: the first (the option since 2026-11-25), and
-    # the first and the second (difference_order=2, new option: the curvature, as spectra are read in chemometrics)
-    "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),
-    "short-segments-ridge-swa20-cap900-diff2": dict(
-        SWA20_RIDGE, max_steps=900, input_differences=True, difference_order=2
-    ),
     "short-segments-all-swa20-b8-seg8-series": dict(SWA20_B8_SEG8, series_normalization=True),
     # the classifier's defaults at half the width (d_model 32 in 4 heads: still 2 query/key dimensions per head), the
     # direction d128 did not take: less capacity for sets of 30-300 series, and fewer multiplications per step

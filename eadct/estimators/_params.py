@@ -349,7 +349,6 @@ SUPERVISED = (
     "attention_kernel_size",
     "conv_kernel_size",
     "input_differences",
-    "difference_order",
     "series_normalization",
     "d_ff",
     "dropout",

@@ -121,15 +121,6 @@ class EncoderConfig:
         "    step), scaled to unit standard deviation over the training series: the local slope beside the\n"
         "    level, which the series' standardisation leaves small on smooth channels (docs/model.md).",
     )
-    difference_order: int = setting(
-        1,
-        lambda v: is_positive_int(v) and v <= 2,
-        "1 or 2",
-        "int, default=1\n"
-        "    With ``input_differences``: 1, the stem reads the first differences; 2, the first and the second\n"
-        "    ``x_t - 2 x_{t-1} + x_{t-2}`` (0 at a series' first two steps), each order scaled on its own: the\n"
-        "    curvature beside the slope, as spectra are read in chemometrics (docs/model.md).",
-    )
     series_normalization: bool = setting(
         False,
         is_switch,

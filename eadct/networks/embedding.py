@@ -28,10 +28,9 @@ class InputEmbedding(nn.Module):
     dropout : float
         Dropout after the sum.
     differences : bool
-        Also project each channel's differences of orders 1 to ``difference_order`` (:meth:`difference_orders`),
-        each multiplied by its entry of the buffer ``difference_scale`` ``(difference_order * C,)`` (1 until
-        :meth:`fit_difference_scale` sets it from training data): the projection then reads
-        ``(1 + difference_order) C`` values per step.
+        Also project each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first step), each
+        multiplied by the buffer ``difference_scale`` ``(C,)`` (1 until :meth:`fit_difference_scale` sets it
+        from training data): the projection then reads ``2 C`` values per step.
     series_normalization : bool
         Read each series' channels standardised by their own mean and standard deviation over the series' real
         steps (:meth:`normalized_series`), then, as constant channels, that mean and the log of that standard
@@ -47,16 +46,14 @@ class InputEmbedding(nn.Module):
         dropout: float = 0.1,
         differences: bool = False,
         series_normalization: bool = False,
-        difference_order: int = 1,
     ):
         super().__init__()
         self.differences = bool(differences)
         self.series_normalization = bool(series_normalization)
-        self.difference_order = int(difference_order) if self.differences else 0
-        width = n_channels * (1 + self.difference_order + 2 * self.series_normalization)
+        width = n_channels * (1 + self.differences + 2 * self.series_normalization)
         self.projection = nn.Linear(width, d_model)
         if self.differences:
-            self.register_buffer("difference_scale", torch.ones(self.difference_order * n_channels))
+            self.register_buffer("difference_scale", torch.ones(n_channels))
         self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
         self.scale = math.sqrt(d_model)
         self.dropout = nn.Dropout(dropout)
@@ -76,19 +73,6 @@ class InputEmbedding(nn.Module):
         return d if valid is None else d * valid.unsqueeze(-1)
 
     @staticmethod
-    def difference_orders(x: torch.Tensor, valid: torch.Tensor | None, order: int) -> torch.Tensor:
-        """``(B, N, order * C)``: the differences of orders 1 to ``order`` of ``x`` ``(B, N, C)``, order by order
-        (the k-th is the first difference of the (k - 1)-th, 0 at a series' first k steps and at padded steps);
-        order 1 is :meth:`first_differences`."""
-        parts, d = [], x
-        for k in range(1, order + 1):
-            d = InputEmbedding.first_differences(d, valid)
-            if k > 1:  # the k-th differences need k earlier steps
-                d = d * (torch.arange(x.shape[1], device=x.device) >= k).to(d.dtype)[None, :, None]
-            parts.append(d)
-        return torch.cat(parts, dim=-1) if order > 1 else parts[0]
-
-    @staticmethod
     def normalized_series(x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, 3 C)``: each series' channels of ``x`` ``(B, N, C)`` standardised by their own mean ``m`` and
         standard deviation ``s`` over the series' real steps, then ``m`` and ``log s`` repeated at every step
@@ -103,21 +87,17 @@ class InputEmbedding(nn.Module):
 
     @torch.no_grad()
     def fit_difference_scale(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> None:
-        """Set ``difference_scale`` to 1 / the standard deviation of each channel's differences of each order
-        over the real steps of ``x`` ``(B, N, C)`` that have as many real predecessors (series standardised as
-        the network will see them), so that the differences enter the projection on the scale of the values (a
-        constant channel keeps 1)."""
+        """Set ``difference_scale`` to 1 / the standard deviation of each channel's first differences over
+        the real steps of ``x`` ``(B, N, C)`` (series standardised as the network will see them), so that the
+        differences enter the projection on the scale of the values (a constant channel keeps 1)."""
         real = torch.ones_like(x[..., 0], dtype=torch.bool) if valid is None else valid
-        scales, d = [], x
-        for k in range(1, self.difference_order + 1):
-            d = d[:, 1:] - d[:, :-1]
-            pairs = (real[:, k:] & real[:, :-k]).unsqueeze(-1)  # steps with k real predecessors
-            masked = d.double() * pairs
-            count = pairs.sum(dim=(0, 1)).clamp_min(1).double()
-            mean = masked.sum(dim=(0, 1)) / count
-            std = ((masked - mean) ** 2 * pairs).sum(dim=(0, 1)).div(count).sqrt()
-            scales.append(torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std)))
-        self.difference_scale.copy_(torch.cat(scales).to(self.difference_scale.dtype))
+        pairs = (real[:, 1:] & real[:, :-1]).unsqueeze(-1)  # steps with a real predecessor
+        d = (x[:, 1:] - x[:, :-1]).double() * pairs
+        count = pairs.sum(dim=(0, 1)).clamp_min(1).double()
+        mean = d.sum(dim=(0, 1)) / count
+        std = ((d - mean) ** 2 * pairs).sum(dim=(0, 1)).div(count).sqrt()
+        scale = torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std))
+        self.difference_scale.copy_(scale.to(self.difference_scale.dtype))
 
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
@@ -125,7 +105,7 @@ class InputEmbedding(nn.Module):
             x = x * valid.unsqueeze(-1)  # padded steps carry no signal
         parts = [self.normalized_series(x, valid) if self.series_normalization else x]
         if self.differences:
-            parts.append(self.difference_orders(x, valid, self.difference_order) * self.difference_scale.to(x.dtype))
+            parts.append(self.first_differences(x, valid) * self.difference_scale.to(x.dtype))
         x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
         h = self.projection(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)

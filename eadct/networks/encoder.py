@@ -107,7 +107,6 @@ class EADCTEncoder(nn.Module):
             config.dropout,
             config.input_differences,
             config.series_normalization,
-            config.difference_order,
         )
         self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 

@@ -39,7 +39,6 @@ REFERENCE_DEFAULTS = {
     "head_refit": None,
     "head_input_parts": None,
     "input_differences": False,
-    "difference_order": 1,
     "label_smoothing": 0.0,
     "log_inputs": False,
     "lr": 0.001,
