@@ -554,3 +554,27 @@ def test_gpu_sharing_times_fits_that_start_together_and_names_bad_arguments(caps
         sharing.main(["--epochs", "1"])
     with pytest.raises(RuntimeError, match="exited with"):  # the fit fails: the row names it, nothing hangs
         sharing.run_row(1, 2, "nodevice", dict(os.environ))
+
+
+def test_difference_channels_appends_the_differences_reads_only_train_and_resumes(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    """benchmarks/difference_channels.py fits each variant on the screen's split of TRAIN with its difference
+    channels appended, never asks for TEST, and skips what finished."""
+    import numpy as np
+
+    dc = sibling_script("difference_channels.py")
+    X = np.array([[[1.0, 2.0, 4.0, 7.0]], [[0.0, 0.0, 3.0, 3.0]]])
+    np.testing.assert_array_equal(dc.channels(X, "stem"), X)
+    np.testing.assert_array_equal(dc.channels(X, "x_d2")[:, 1], [[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 3.0, -3.0]])
+    assert dc.channels(X, "x_dx_d2").shape == (2, 3, 4)
+    asked = _toy_treatment_candidates(monkeypatch, dc.BASE, "unused")
+    out = tmp_path / "channels.jsonl"
+    argv = ["--dataset", "Toy", "--variants", "stem", "x_d2", "--seeds", "0", "--data-dir", "x", "--out", str(out)]
+    dc.main(argv)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert asked == ["train"] and [r["variant"] for r in rows] == ["stem", "x_d2"]
+    assert all(np.isfinite(r["rmse"]) and r["n_holdout"] == 10 for r in rows)
+    dc.main(argv)  # finished: nothing fitted again
+    assert len(out.read_text().splitlines()) == 2
+    assert "| x_d2 |" in capsys.readouterr().out
