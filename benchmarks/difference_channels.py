@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from screen_defaults import _load_train, inner_split, resolve
 
 VARIANTS = ("stem", "x_dx", "x_d2", "x_dx_d2")
