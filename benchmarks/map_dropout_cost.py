@@ -1,0 +1,108 @@
+"""The CPU map dropout's mask applied by ``torch.where`` or by a product: time of one training step, side by side.
+
+``eadct.networks.maps.map_dropout`` zeroes the dropped attention weights with a 1-byte mask in forward and in
+backward. Until 2026-11-27 it multiplied by the bool mask, which first copies the mask to a float map of the
+attention maps' size (``docs/benchmarks.md``, "Where a training step's time goes": 8 such copies a step); it now
+selects with ``torch.where``. This times a training step (forward, backward, RAdam step) of the estimator's default
+network on random series of the given shape with the mask applied both ways, alternating the two in each repeat
+(default: UWaveGestureLibrary's shape and the classifier's network and batches of 8; ``--task regression --length
+266 --channels 1`` for FloodModeling1's). It first checks that both ways give the same output and gradients from
+the same seed: the change is one of speed only.
+
+    python benchmarks/map_dropout_cost.py --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from unittest import mock
+
+import numpy as np
+import torch
+from step_profile import default_network
+
+from eadct.networks import maps
+
+
+class _ProductDropout(torch.autograd.Function):
+    """The map dropout as it was: the same mask, applied by a product with the bool mask."""
+
+    @staticmethod
+    def forward(ctx, x, keep):
+        n = x.numel()
+        draws = torch.empty((n + 3) // 4, dtype=torch.int64, device=x.device).random_(-(2**63), 2**63 - 1)
+        mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
+        ctx.save_for_backward(mask)
+        ctx.scale = 65536.0 / keep
+        return x.mul(mask).mul_(ctx.scale)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return grad.mul(mask).mul_(ctx.scale), None
+
+
+VARIANTS = {"product with the bool mask (before)": _ProductDropout, "torch.where (now)": maps._MapDropout}
+
+
+def _step(network, optimizer, batch) -> None:
+    loss = network(batch).pow(2).mean()
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+
+
+def same_results(network, batch) -> bool:
+    """Whether both ways give bit-identical outputs and gradients from the same seed."""
+    results = []
+    for function in VARIANTS.values():
+        with mock.patch.object(maps, "_MapDropout", function):
+            torch.manual_seed(0)
+            network.zero_grad(set_to_none=True)
+            out = network(batch)
+            out.pow(2).mean().backward()
+            grads = [p.grad.clone() for p in network.parameters() if p.grad is not None]
+            results.append([out.detach().clone(), *grads])
+    return all(torch.equal(a, b) for a, b in zip(*results, strict=True))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--task", choices=["classification", "regression"], default="classification")
+    parser.add_argument("--length", type=int, default=315)
+    parser.add_argument("--channels", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=20, help="timed steps per variant and repeat (after 3 unmeasured)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(32, args.channels, args.length)).cumsum(axis=2)
+    network, batch_size = default_network(args.task, X, args.threads)
+    x = torch.as_tensor(X.transpose(0, 2, 1), dtype=torch.float32)
+    network.train()
+    identical = same_results(network, x[:batch_size])
+    optimizer = torch.optim.RAdam(network.parameters(), lr=1e-4, betas=(0.9, 0.99))
+    times = {name: [] for name in VARIANTS}
+    for _ in range(args.repeats):
+        for name, function in VARIANTS.items():
+            with mock.patch.object(maps, "_MapDropout", function):
+                for step in range(3 + args.steps):
+                    batch = x[torch.randint(len(x), (batch_size,))]
+                    tic = time.perf_counter()
+                    _step(network, optimizer, batch)
+                    if step >= 3:
+                        times[name].append(time.perf_counter() - tic)
+    first = float(np.median(times[next(iter(VARIANTS))]))
+    print(f"Training step of the {args.task} default network: batch {batch_size}, {args.length} steps, "
+          f"{args.channels} channel(s), {args.threads} torch thread(s); median of {args.repeats} x {args.steps} steps "
+          f"per variant; outputs and gradients bit-identical between the two: {identical}\n")  # fmt: skip
+    print("| map dropout's mask | ms per step | ratio |\n|---|---|---|")
+    for name, values in times.items():
+        median = float(np.median(values))
+        print(f"| {name} | {1e3 * median:.1f} | {median / first:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
