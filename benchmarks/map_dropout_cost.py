@@ -1,13 +1,14 @@
-"""The CPU map dropout's mask applied by ``torch.where`` or by a product: time of one training step, side by side.
+"""The CPU map dropout's mask applied by a product or by ``torch.where``: time of one training step, side by side.
 
 ``eadct.networks.maps.map_dropout`` zeroes the dropped attention weights with a 1-byte mask in forward and in
-backward. Until 2026-11-27 it multiplied by the bool mask, which first copies the mask to a float map of the
-attention maps' size (``docs/benchmarks.md``, "Where a training step's time goes": 8 such copies a step); it now
-selects with ``torch.where``. This times a training step (forward, backward, RAdam step) of the estimator's default
-network on random series of the given shape with the mask applied both ways, alternating the two in each repeat
-(default: UWaveGestureLibrary's shape and the classifier's network and batches of 8; ``--task regression --length
-266 --channels 1`` for FloodModeling1's). It first checks that both ways give the same output and gradients from
-the same seed: the change is one of speed only.
+backward, by a product with the bool mask, which first copies the mask to a float map of the attention maps' size
+(``docs/benchmarks.md``, "Where a training step's time goes": 8 such copies a step). ``torch.where`` selects
+without that copy and is faster on one map alone; this asks whether a training step gains. It times a step
+(forward, backward, RAdam step) of the estimator's default network on random series of the given shape with the
+mask applied both ways, alternating the two in each repeat (default: UWaveGestureLibrary's shape and the
+classifier's network and batches of 8; ``--task regression --length 266 --channels 1`` for FloodModeling1's). It
+first checks that both ways give the same output and gradients from the same seed (docs/benchmarks.md: measured,
+not adopted).
 
     python benchmarks/map_dropout_cost.py --threads 2
 """
@@ -25,8 +26,8 @@ from step_profile import default_network
 from eadct.networks import maps
 
 
-class _ProductDropout(torch.autograd.Function):
-    """The map dropout as it was: the same mask, applied by a product with the bool mask."""
+class _WhereDropout(torch.autograd.Function):
+    """The package's map dropout with its mask applied by ``torch.where`` instead of a product."""
 
     @staticmethod
     def forward(ctx, x, keep):
@@ -35,15 +36,15 @@ class _ProductDropout(torch.autograd.Function):
         mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
         ctx.save_for_backward(mask)
         ctx.scale = 65536.0 / keep
-        return x.mul(mask).mul_(ctx.scale)
+        return torch.where(mask, x, 0.0).mul_(ctx.scale)
 
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
-        return grad.mul(mask).mul_(ctx.scale), None
+        return torch.where(mask, grad, 0.0).mul_(ctx.scale), None
 
 
-VARIANTS = {"product with the bool mask (before)": _ProductDropout, "torch.where (now)": maps._MapDropout}
+VARIANTS = {"product with the bool mask (the package)": maps._MapDropout, "torch.where (candidate)": _WhereDropout}
 
 
 def _step(network, optimizer, batch) -> None:

@@ -581,7 +581,7 @@ def test_difference_channels_appends_the_differences_reads_only_train_and_resume
 
 
 def test_map_dropout_cost_times_both_masks_and_finds_them_bit_identical(capsys, sibling_script):
-    """benchmarks/map_dropout_cost.py: the mask applied by torch.where (the package) and by the product it replaced
+    """benchmarks/map_dropout_cost.py: the mask applied by a product (the package) and by torch.where (the candidate)
     give the same outputs and gradients from one seed, and both are timed; the package's class is restored."""
     from eadct.networks import maps
 
@@ -590,5 +590,5 @@ def test_map_dropout_cost_times_both_masks_and_finds_them_bit_identical(capsys, 
     cost.main(["--length", "20", "--channels", "2", "--steps", "1", "--repeats", "1", "--threads", "1"])
     printed = capsys.readouterr().out
     assert "bit-identical between the two: True" in printed
-    assert "| torch.where (now) |" in printed and "| product with the bool mask (before) |" in printed
+    assert "| torch.where (candidate) |" in printed and "| product with the bool mask (the package) |" in printed
     assert maps._MapDropout is before

@@ -122,9 +122,7 @@ class _MapDropout(torch.autograd.Function):
     A value is kept where its slice, read as a signed 16-bit integer, is below ``keep - 32768`` with
     ``keep = round((1 - p) * 65536)``: probability ``keep / 65536`` (within 2**-17 of ``1 - p``), and the kept
     values are scaled by ``65536 / keep``, so the expectation is exactly the input. Uses torch's CPU generator
-    (``torch.manual_seed`` reproduces it) and saves the 1-byte mask for backward, as ``F.dropout`` does. The
-    mask selects with ``torch.where`` rather than multiplying: a product with a bool mask first copies it to a
-    float map, forward and backward (the same values; ``benchmarks/map_dropout_cost.py``).
+    (``torch.manual_seed`` reproduces it) and saves the 1-byte mask for backward, as ``F.dropout`` does.
     """
 
     @staticmethod
@@ -134,12 +132,12 @@ class _MapDropout(torch.autograd.Function):
         mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
         ctx.save_for_backward(mask)
         ctx.scale = 65536.0 / keep
-        return torch.where(mask, x, 0.0).mul_(ctx.scale)
+        return x.mul(mask).mul_(ctx.scale)
 
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_tensors
-        return torch.where(mask, grad, 0.0).mul_(ctx.scale), None
+        return grad.mul(mask).mul_(ctx.scale), None
 
 
 def evolve_maps(
