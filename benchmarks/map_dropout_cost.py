@@ -31,9 +31,7 @@ class _WhereDropout(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, keep):
-        n = x.numel()
-        draws = torch.empty((n + 3) // 4, dtype=torch.int64, device=x.device).random_(-(2**63), 2**63 - 1)
-        mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
+        mask = maps._keep_mask(x, keep)  # the package's mask, drawn the same way
         ctx.save_for_backward(mask)
         ctx.scale = 65536.0 / keep
         return torch.where(mask, x, 0.0).mul_(ctx.scale)

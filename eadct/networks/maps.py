@@ -116,6 +116,14 @@ def map_dropout(weights: torch.Tensor, p: float, training: bool) -> torch.Tensor
     return _MapDropout.apply(weights, keep)
 
 
+def _keep_mask(x: torch.Tensor, keep: int) -> torch.Tensor:
+    """The 1-byte mask of :class:`_MapDropout` for ``x``: True where a value is kept (probability ``keep / 65536``),
+    from 16-bit slices of 64-bit random integers drawn from torch's generator for ``x``'s device."""
+    n = x.numel()
+    draws = torch.empty((n + 3) // 4, dtype=torch.int64, device=x.device).random_(-(2**63), 2**63 - 1)
+    return (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
+
+
 class _MapDropout(torch.autograd.Function):
     """Dropout whose mask comes from 16-bit slices of 64-bit random integers (four values a draw).
 
@@ -127,9 +135,7 @@ class _MapDropout(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, keep):
-        n = x.numel()
-        draws = torch.empty((n + 3) // 4, dtype=torch.int64, device=x.device).random_(-(2**63), 2**63 - 1)
-        mask = (draws.view(torch.int16)[:n] < keep - 32768).view(x.shape)
+        mask = _keep_mask(x, keep)
         ctx.save_for_backward(mask)
         ctx.scale = 65536.0 / keep
         return x.mul(mask).mul_(ctx.scale)
