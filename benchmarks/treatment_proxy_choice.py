@@ -1,6 +1,7 @@
 """Would a kernel ridge proxy choose the regressor's input treatment as the full-length fits do? Step 1 of a rule.
 
-The rule and the proxy are in docs/accuracy.md ("Candidate default: the treatment chosen by a kernel ridge proxy").
+The rule and the proxy are in docs/accuracy.md ("Candidate default: the treatment chosen by a kernel ridge proxy");
+the proxy now lives in the package, where ``input_differences="auto"`` consults it before its network fits.
 For each (set, seed) row that benchmarks/treatment_selection.py stored (``--stored``: the inner RMSEs of the
 full-length fits without and with the input's differences, and the screen hold-out's RMSEs of both), the proxy
 chooses on the screen's fitted part of TRAIN (``inner_split``, a third held out), where the full-length fits chose on
@@ -15,6 +16,7 @@ trained, so nothing is stored: the whole table takes seconds.
         --extra-datasets FloodModeling1 ChilledWaterPredictor --seeds 0 1 2 3 4 5 --data-dir ../shared/datasets/TSER
     python benchmarks/treatment_proxy_choice.py --margin 0.8 --extra-datasets Tecator Covid3Month \\
         BitcoinSentiment CardanoSentiment FloodModeling1 ChilledWaterPredictor --seeds 6 7 ... 25 --data-dir ...
+    python benchmarks/treatment_proxy_choice.py --all-train --margin 0.8 --extra-datasets Tecator ... --data-dir ...
 """
 
 from __future__ import annotations
@@ -24,81 +26,39 @@ import math
 import time
 
 import numpy as np
-import torch
 from screen_defaults import _load_train, inner_split, read_results
 from treatment_selection import DEFAULTS, DIFFERENCES
 
 from eadct.estimators import TREATMENT_MARGIN as MARGIN
-from eadct.networks import part_means
+from eadct.estimators import treatment_proxy_scores
 from eadct.tables import subset
 
-N_PARTS, ALPHAS, MIN_SERIES = 16, np.logspace(-3, 3, 13), 12
 #: The sets on which the full-length fits chose the differences on every split where they ran (docs/accuracy.md:
 #: Tecator 9 of 9; every other shared TSER set kept the defaults' treatment on every split, 29 of 29).
 EXPECTED_DIFFERENCES = {"Tecator"}
 
 
-def _series(X) -> list[np.ndarray]:
-    """Each series as a float array (C, L_i) of its valid steps (steps with a NaN dropped)."""
-    out = []
-    for s in X:
-        s = np.asarray(s, dtype=np.float64)
-        s = s[None, :] if s.ndim == 1 else s
-        out.append(s[:, ~np.isnan(s).any(axis=0)])
-    return out
-
-
-def _part_means(s: np.ndarray, n_parts: int) -> np.ndarray:
-    """(C, L) -> the head's means of ``n_parts`` consecutive equal parts of the steps, part by part (C * n_parts)."""
-    return part_means(torch.from_numpy(np.ascontiguousarray(s.T))[None], None, n_parts).numpy()[0]
-
-
-def features(X) -> tuple[np.ndarray, np.ndarray] | None:
-    """(values' part means, differences' part means) of X, steps 1-2 of the proxy; None where P < 2."""
-    series = _series(X)
-    n_parts = min(N_PARTS, min(s.shape[1] for s in series))
-    if n_parts < 2:
-        return None
-    steps = np.concatenate(series, axis=1)
-    mean, std = steps.mean(axis=1, keepdims=True), steps.std(axis=1, keepdims=True)
-    values = [(s - mean) / np.where(std > 0, std, 1.0) for s in series]
-    diffs = [np.diff(v, axis=1, prepend=v[:, :1]) for v in values]
-    d_std = np.concatenate(diffs, axis=1).std(axis=1, keepdims=True)
-    diffs = [d / np.where(d_std > 0, d_std, 1.0) for d in diffs]
-    return (np.stack([_part_means(v, n_parts) for v in values]), np.stack([_part_means(d, n_parts) for d in diffs]))
-
-
-def loo_rmse(F: np.ndarray, y: np.ndarray) -> float:
-    """Step 3-4: the lowest leave-one-out RMSE of Gaussian kernel ridge over ``ALPHAS`` (standardised F and y)."""
-    std = F.std(axis=0)
-    F = np.where(std > 0, (F - F.mean(axis=0)) / np.where(std > 0, std, 1.0), 0.0)
-    y = y.reshape(len(y), -1)
-    y = (y - y.mean(axis=0)) / np.where(y.std(axis=0) > 0, y.std(axis=0), 1.0)
-    sq = (F**2).sum(axis=1)
-    K = np.exp(-np.maximum(sq[:, None] + sq[None, :] - 2 * F @ F.T, 0.0) / F.shape[1])
-    lam, Q = np.linalg.eigh(K)
-    lam = np.clip(lam, 0.0, None)
-    Qty = Q.T @ y
-    best = math.inf
-    for alpha in ALPHAS:
-        shrink = lam / (lam + alpha)
-        fitted = Q @ (shrink[:, None] * Qty)
-        h = (Q**2) @ shrink
-        resid = (y - fitted) / (1.0 - h)[:, None]
-        best = min(best, float(np.sqrt(np.mean(resid**2))))
-    return best
-
-
 def proxy_choice(X, y, margin: float = MARGIN) -> dict:
-    """The proxy's scores without and with the differences, and its choice (step 5)."""
+    """The proxy's scores without and with the differences (``eadct.estimators.treatment_proxy_scores``, the one
+    that ``input_differences="auto"`` consults), and its choice with ``margin``."""
     tic = time.perf_counter()
-    made = features(X) if len(y) >= MIN_SERIES else None
-    if made is None:
+    scores = treatment_proxy_scores(X, y)
+    if scores is None:
         return dict(chosen=False, without=None, with_=None, seconds=time.perf_counter() - tic)
-    values, diffs = made
-    y = np.asarray(y, dtype=np.float64)
-    without, with_ = loo_rmse(values, y), loo_rmse(np.concatenate([values, diffs], axis=1), y)
+    without, with_ = scores
     return dict(chosen=with_ < margin * without, without=without, with_=with_, seconds=time.perf_counter() - tic)
+
+
+def all_train(names, data_dirs, margin: float) -> None:
+    """The proxy's choice on all of TRAIN of each set: the one ``input_differences="auto"`` makes before any network
+    fit, whatever the seed."""
+    print("| dataset | series | proxy LOO RMSE: without / with (ratio) | chosen | seconds |\n|---|---|---|---|---|")
+    for name in names:
+        X, y = _load_train(name, data_dirs)
+        p = proxy_choice(X, np.asarray(y), margin)
+        ratio = p["with_"] / p["without"] if p["without"] else math.nan
+        print(f"| {name} | {len(y)} | {p['without']:.4f} / {p['with_']:.4f} ({ratio:.3f}) | "
+              f"{'differences' if p['chosen'] else 'defaults'} | {p['seconds']:.2f} |")  # fmt: skip
 
 
 def main(argv=None) -> None:
@@ -108,7 +68,10 @@ def main(argv=None) -> None:
     parser.add_argument("--seeds", nargs="*", type=int, default=[0, 1, 2, 3, 4, 5], help="for --extra-datasets")
     parser.add_argument("--data-dir", action="append", required=True)
     parser.add_argument("--margin", type=float, default=MARGIN, help="the proxy's margin")
+    parser.add_argument("--all-train", action="store_true", help="score all of TRAIN of --extra-datasets, no seeds")
     args = parser.parse_args(argv)
+    if args.all_train:
+        return all_train(args.extra_datasets, args.data_dir, args.margin)
     stored = [r for f in args.stored for r in read_results(f)]
     names = sorted({r["dataset"] for r in stored}) + list(args.extra_datasets)
     loaded = {name: _load_train(name, args.data_dir) for name in names}

@@ -4,10 +4,12 @@ from ._classifier import EADCTClassifier
 from ._data import validation_split
 from ._input import Panel, fill_missing, to_panel
 from ._paper import PAPER_CONFIGURATION, paper_configuration
+from ._proxy import proxy_scores as treatment_proxy_scores
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 from ._ridge import RIDGE_ALPHAS
 from ._treatment import MARGIN as TREATMENT_MARGIN
+from ._treatment import PROXY_MARGIN as TREATMENT_PROXY_MARGIN
 
 __all__ = [
     "EADCTClassifier",
@@ -16,9 +18,11 @@ __all__ = [
     "PAPER_CONFIGURATION",
     "RIDGE_ALPHAS",
     "TREATMENT_MARGIN",
+    "TREATMENT_PROXY_MARGIN",
     "Panel",
     "fill_missing",
     "to_panel",
     "paper_configuration",
+    "treatment_proxy_scores",
     "validation_split",
 ]

@@ -1,16 +1,20 @@
-"""``EADCTRegressor(input_differences="auto")``: the input's treatment chosen on an inner split of TRAIN.
+"""``EADCTRegressor(input_differences="auto")``: the input's treatment chosen on TRAIN.
 
-The regressor is fitted without and with the channels' first differences on two thirds of TRAIN and scored on the
-rest; the differences are kept only where their held-out RMSE is below ``MARGIN`` times the other's. A single split
-of a few dozen series cannot tell two treatments apart by a few percent (docs/accuracy.md, "Diagnostic: the input's
-treatment chosen per set on TRAIN"): the margin takes the differences only where they clearly win, as on spectra.
-Then the chosen treatment is fitted on all of TRAIN, with the estimator's own ``random_state``, so that a choice of
-the defaults' treatment gives exactly the fit of ``input_differences=False``.
+First a kernel ridge proxy (``_proxy``: no network, milliseconds) scores the series of TRAIN without and with the
+channels' first differences; where its score with them is below ``PROXY_MARGIN`` times the other, the differences
+are taken. Otherwise the regressor is fitted without and with the differences on two thirds of TRAIN and scored on
+the rest; the differences are kept only where their held-out RMSE is below ``MARGIN`` times the other's. A single
+split of a few dozen series cannot tell two treatments apart by a few percent (docs/accuracy.md, "Diagnostic: the
+input's treatment chosen per set on TRAIN"): each margin takes the differences only where they clearly win, as on
+spectra, and each of the two catches splits the other misses (docs/accuracy.md, "Candidate default: the kernel ridge
+proxy's vote before the network's choice"). Then the chosen treatment is fitted on all of TRAIN, with the
+estimator's own ``random_state``, so that a choice of the defaults' treatment gives exactly the fit of
+``input_differences=False``.
 
-The choice costs two more fits on two thirds of TRAIN. Where the step cap (``max_steps``) shortens fine-tuning on
-TRAIN, a fit already spends the time the cap allows: there "auto" does not choose and fits without the differences,
-so that the default's slowest fits are not made slower (docs/accuracy.md, "Decision: ``input_differences="auto"``
-the regressor's default").
+The network's choice costs two more fits on two thirds of TRAIN. Where the step cap (``max_steps``) shortens
+fine-tuning on TRAIN, a fit already spends the time the cap allows: there only the proxy chooses, so that the
+default's slowest fits are not made slower (docs/accuracy.md, "Decision: ``input_differences="auto"`` the regressor's
+default").
 """
 
 from __future__ import annotations
@@ -24,10 +28,14 @@ from sklearn.model_selection import train_test_split
 from ..training import StageSettings
 from ._input import _series_list
 from ._params import PARAMS
+from ._proxy import proxy_scores
 
 #: The differences are chosen where their inner RMSE is below this times the treatment without them (passed on
 #: fresh splits; docs/accuracy.md).
 MARGIN = 0.5
+#: The proxy takes the differences where its score with them is below this times its score without them (18 of 20
+#: fresh splits of Tecator, none of 130 of the other shared sets; docs/accuracy.md).
+PROXY_MARGIN = 0.8
 #: The share of TRAIN held out for the choice.
 HOLDOUT = 1 / 3
 #: Below this many TRAIN series there is no choice: the treatment without differences is fitted.
@@ -35,11 +43,12 @@ MIN_SERIES = 12
 
 #: ``EADCTRegressor``'s text of ``input_differences``, which also takes "auto".
 DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default="auto"', 1) + (
-    '\n    "auto": fitted without and with the differences on two thirds of TRAIN and scored on the rest; the'
-    "\n    differences are kept only where their RMSE there is below half of the other's, then the choice is"
-    "\n    fitted on all of TRAIN: two more fits on two thirds of it, more than twice a fit's time. Where"
-    "\n    ``max_steps`` shortens fine-tuning on TRAIN (large sets) it fits without the differences, unchosen"
-    "\n    (``input_differences_``, ``treatment_choice_``; docs/training.md)."
+    '\n    "auto": the differences are taken where a kernel ridge proxy on TRAIN (no network, milliseconds)'
+    "\n    scores them below 0.8 times the values alone; otherwise the regressor is fitted without and with"
+    "\n    them on two thirds of TRAIN and scored on the rest, and they are kept only where their RMSE there"
+    "\n    is below half of the other's: two more fits, more than twice a fit's time. Then the choice is fitted"
+    "\n    on all of TRAIN. Where ``max_steps`` shortens fine-tuning on TRAIN (large sets) only the proxy"
+    "\n    chooses (``input_differences_``, ``treatment_choice_``; docs/training.md)."
 )
 #: The attributes "auto" sets (numpydoc).
 ATTRIBUTES_DOC = """\
@@ -48,9 +57,11 @@ ATTRIBUTES_DOC = """\
     treatment_choice_ : dict
         With ``input_differences="auto"``: chosen, margin, rmse_without and rmse_with (the held-out RMSEs in
         units of the targets' standard deviation; None where there was no choice), n_fit, n_holdout, choice_s
-        (the seconds the two fits of the choice took; the rest of the fit is the refit) and skipped (why there
-        was no choice: "few series", under 12, or "step cap", where ``max_steps`` shortens fine-tuning on
-        TRAIN; None where the choice was made).
+        (the seconds the choice took; the rest of the fit is the refit), skipped (why the network did not
+        choose: "few series", under 12, or "step cap", where ``max_steps`` shortens fine-tuning on TRAIN; None
+        where it chose or the proxy took the differences), proxy_margin, proxy_without and proxy_with (the
+        proxy's leave-one-out RMSEs, same units; None where it did not score) and decided_by ("proxy",
+        "network" or None: no choice, the defaults' treatment).
 """
 
 
@@ -72,18 +83,24 @@ def cap_binds(est, n_series: int) -> bool:
 
 
 def choose(est, X, y, X_unlabeled=None) -> dict:
-    """The choice of ``input_differences`` for ``est``'s settings on an inner split of (X, y) (``treatment_choice_``;
-    ``chosen`` False without fits where there are too few series or the step cap binds). X and y are valid: the
-    regressor's ``fit`` checks them before it chooses."""
+    """The choice of ``input_differences`` for ``est``'s settings (``treatment_choice_``): the proxy's on all of
+    (X, y), then, where it does not take the differences, the network's on an inner split (no fits where there are
+    too few series or the step cap binds). X and y are valid: the regressor's ``fit`` checks them first."""
     series, y_arr = _series_list(X), np.asarray(y, dtype=np.float64)
     n = len(y_arr)
     choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0,
-                  skipped=None)  # fmt: skip
+                  skipped=None, proxy_margin=PROXY_MARGIN, proxy_without=None, proxy_with=None,
+                  decided_by=None)  # fmt: skip
     if n < MIN_SERIES:
         return {**choice, "skipped": "few series"}
-    if cap_binds(est, n):
-        return {**choice, "skipped": "step cap"}
     start = time.perf_counter()
+    scores = proxy_scores(series, y_arr, est.random_state)
+    if scores is not None:
+        choice.update(proxy_without=scores[0], proxy_with=scores[1])
+        if scores[1] < PROXY_MARGIN * scores[0]:  # the proxy sees the slopes: no network fits needed
+            return {**choice, "chosen": True, "decided_by": "proxy", "choice_s": time.perf_counter() - start}
+    if cap_binds(est, n):
+        return {**choice, "skipped": "step cap", "choice_s": time.perf_counter() - start}
     fit_idx, hold_idx = train_test_split(np.arange(n), test_size=HOLDOUT, random_state=est.random_state)
     take = lambda idx: series[idx] if isinstance(series, np.ndarray) else [series[i] for i in idx]  # noqa: E731
     scale = y_arr[fit_idx].reshape(len(fit_idx), -1).std(axis=0)
@@ -98,6 +115,7 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
         n_fit=len(fit_idx),
         n_holdout=len(hold_idx),
         choice_s=time.perf_counter() - start,
+        decided_by="network",
     )
     return choice
 
