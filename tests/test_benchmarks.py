@@ -459,25 +459,13 @@ def test_treatment_short_choice_refits_only_the_short_candidates_on_the_stored_i
     assert f"| {0.5 if chosen else 1.0:.3f} |" in printed and "on 0 of 0 Tecator pairs" in printed
 
 
-def test_treatment_proxy_loo_is_kernel_ridge_refitted_without_each_series_and_reads_only_train(
-    monkeypatch, capsys, sibling_script
-):
-    """benchmarks/treatment_proxy_choice.py: the closed-form leave-one-out RMSE equals scikit-learn's kernel ridge
-    refitted n times; the proxy takes the differences where the target is a series' slope hidden under a level
-    that varies far more, and keeps the values where the target is the level; only TRAIN is read."""
+def test_treatment_proxy_choice_chooses_by_its_margin_and_reads_only_train(monkeypatch, capsys, sibling_script):
+    """benchmarks/treatment_proxy_choice.py (the package's proxy with a margin; the proxy's own tests are in
+    tests/test_treatment.py): the differences where the target is a series' slope hidden under a level that varies far
+    more, the values where the target is the level; only TRAIN is read, by seeds or all of it."""
     import numpy as np
-    from sklearn.kernel_ridge import KernelRidge
 
     proxy = sibling_script("treatment_proxy_choice.py")
-    rng = np.random.default_rng(0)
-    F, y = rng.normal(size=(20, 4)), rng.normal(size=20)
-    Fs, ys = (F - F.mean(0)) / F.std(0), (y - y.mean()) / y.std()
-    brute = []
-    for alpha in proxy.ALPHAS:
-        errors = [KernelRidge(alpha=alpha, kernel="rbf", gamma=1 / 4).fit(np.delete(Fs, i, 0), np.delete(ys, i))
-                  .predict(Fs[i : i + 1])[0] - ys[i] for i in range(20)]  # fmt: skip
-        brute.append(np.sqrt(np.mean(np.square(errors))))
-    assert np.isclose(proxy.loo_rmse(F, y), min(brute), rtol=1e-8)
     rng, n, t = np.random.default_rng(0), 100, np.linspace(0, 1, 32)
     level, slope = rng.normal(0, 5, n), rng.normal(0, 1, n)
     X = (level[:, None] + slope[:, None] * t + 0.01 * rng.normal(size=(n, 32)))[:, None, :]
@@ -487,6 +475,8 @@ def test_treatment_proxy_loo_is_kernel_ridge_refitted_without_each_series_and_re
     asked = _serve_as_every_split(monkeypatch, X, slope**2)
     proxy.main(["--extra-datasets", "Toy", "--seeds", "6", "--margin", "0.8", "--data-dir", "x"])
     assert asked == ["train"] and "fresh, other sets: the proxy (margin 0.8) equals" in capsys.readouterr().out
+    proxy.main(["--all-train", "--extra-datasets", "Toy", "--margin", "0.8", "--data-dir", "x"])
+    assert asked == ["train", "train"] and "| Toy | 100 |" in capsys.readouterr().out.split("differences |")[0]
 
 
 def test_default_fit_times_runs_the_reference_first_and_last_and_resumes(tmp_path, monkeypatch, capsys, sibling_script):

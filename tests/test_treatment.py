@@ -1,4 +1,5 @@
-"""``EADCTRegressor(input_differences="auto")``: the treatment chosen on an inner split of TRAIN, then refitted."""
+"""``EADCTRegressor(input_differences="auto")``: the treatment chosen on TRAIN (the kernel ridge proxy, then an inner
+split), then refitted."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sklearn.base import clone
 
 import eadct
 from eadct import EADCTClassifier, EADCTRegressor
-from eadct.estimators import _treatment
+from eadct.estimators import _proxy, _treatment
 
 FAST = dict(TINY, max_epochs=2)
 
@@ -22,12 +23,23 @@ def data():
     return X, X[:, 0].mean(axis=1) + 0.5 * X[:, 1, -1]
 
 
+def slope_data(n=30, length=32, seed=0):
+    """Series whose target is the square of a slope hidden under a level that varies far more (as on spectra), and
+    the square of the level."""
+    rng, t = np.random.default_rng(seed), np.linspace(0, 1, length)
+    level, slope = rng.normal(0, 5, n), rng.normal(0, 1, n)
+    X = (level[:, None] + slope[:, None] * t + 0.01 * rng.normal(size=(n, length)))[:, None, :]
+    return X, slope**2, level**2
+
+
 @pytest.fixture(scope="module")
 def fits(data):
-    """The plain fits with and without the differences, and "auto" forced each way by its margin."""
+    """The plain fits with and without the differences, and "auto" forced each way by the network's margin (the
+    proxy's vote is checked on its own below: these data do not pass it)."""
     X, y = data
     out = {value: EADCTRegressor(**FAST, input_differences=value).fit(X, y) for value in (False, True)}
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
         for margin, name in ((0.0, "auto-without"), (1e9, "auto-with")):
             mp.setattr(_treatment, "MARGIN", margin)
             out[name] = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
@@ -49,6 +61,76 @@ def test_auto_records_both_held_out_errors(fits):
     choice = fits["auto-without"].treatment_choice_
     assert choice["n_fit"] + choice["n_holdout"] == 24 and choice["n_holdout"] == 8
     assert choice["rmse_without"] > 0 and choice["rmse_with"] > 0 and choice["margin"] == 0.0
+    assert choice["decided_by"] == "network" and choice["proxy_with"] > 0 and choice["proxy_without"] > 0
+
+
+def test_proxy_loo_is_kernel_ridge_refitted_without_each_series():
+    """The closed-form leave-one-out RMSE equals scikit-learn's kernel ridge refitted n times."""
+    from sklearn.kernel_ridge import KernelRidge
+
+    rng = np.random.default_rng(0)
+    F, y = rng.normal(size=(20, 4)), rng.normal(size=20)
+    Fs, ys = (F - F.mean(0)) / F.std(0), (y - y.mean()) / y.std()
+    brute = []
+    for alpha in _proxy.ALPHAS:
+        errors = [KernelRidge(alpha=alpha, kernel="rbf", gamma=1 / 4).fit(np.delete(Fs, i, 0), np.delete(ys, i))
+                  .predict(Fs[i : i + 1])[0] - ys[i] for i in range(20)]  # fmt: skip
+        brute.append(np.sqrt(np.mean(np.square(errors))))
+    assert np.isclose(_proxy.loo_rmse(F, y), min(brute), rtol=1e-8)
+
+
+def test_proxy_sees_a_slope_under_a_level_and_not_the_level():
+    X, slope2, level2 = slope_data(n=100)
+    without, with_ = eadct.estimators.treatment_proxy_scores(X, slope2)
+    assert with_ < 0.5 * without
+    without, with_ = eadct.estimators.treatment_proxy_scores(X, level2)
+    assert with_ > _treatment.PROXY_MARGIN * without
+    assert eadct.estimators.treatment_proxy_scores(X[:11], slope2[:11]) is None  # too few series
+    assert eadct.estimators.treatment_proxy_scores(X[:, :, :1], slope2) is None  # one step: no parts
+
+
+def test_proxy_reads_unequal_lengths_and_missing_steps():
+    """A list of series of their own lengths, and trailing NaN padding, score as the valid steps alone."""
+    X, slope2, _ = slope_data(n=40)
+    ragged = [x[:, : 20 + i % 12] for i, x in enumerate(X)]
+    padded = np.full(X.shape, np.nan)
+    for i, x in enumerate(ragged):
+        padded[i, :, : x.shape[1]] = x
+    scores = eadct.estimators.treatment_proxy_scores(ragged, slope2)
+    assert np.allclose(scores, eadct.estimators.treatment_proxy_scores(padded, slope2))
+    assert scores[1] < _treatment.PROXY_MARGIN * scores[0]
+
+
+def test_proxy_scores_a_seeded_subset_of_a_large_set(monkeypatch):
+    X, slope2, _ = slope_data(n=60)
+    monkeypatch.setattr(_proxy, "MAX_SERIES", 40)
+    first = eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
+    assert first == eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
+    assert first != eadct.estimators.treatment_proxy_scores(X, slope2, random_state=1)
+    monkeypatch.setattr(_proxy, "MAX_SERIES", 60)
+    assert first != eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
+
+
+@pytest.mark.parametrize("max_steps", [None, 1])
+def test_auto_takes_the_proxys_differences_without_network_fits(monkeypatch, max_steps):
+    """Where the proxy sees the slopes, "auto" fits the differences on all of TRAIN at once, exactly
+    ``input_differences=True``, also where the step cap keeps the network from choosing."""
+    X, slope2, _ = slope_data()
+    calls, scored = [], []
+    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+    proxy = _treatment.proxy_scores
+    monkeypatch.setattr(_treatment, "proxy_scores", lambda s, y, r: scored.append((np.array(s), y)) or proxy(s, y, r))
+    params = dict(FAST, max_steps=max_steps)
+    est = EADCTRegressor(**params, input_differences="auto").fit(X[:24], slope2[:24])
+    choice = est.treatment_choice_
+    assert calls == [] and est.input_differences_ is True and choice["decided_by"] == "proxy"
+    assert choice["proxy_with"] < 0.8 * choice["proxy_without"] and choice["skipped"] is None
+    assert choice["rmse_with"] is None and choice["n_holdout"] == 0
+    ((seen_X, seen_y),) = scored  # the proxy saw the series passed to fit, nothing else
+    np.testing.assert_array_equal(seen_X, X[:24])
+    np.testing.assert_array_equal(seen_y, slope2[:24])
+    plain = EADCTRegressor(**params, input_differences=True).fit(X[:24], slope2[:24])
+    np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
 
 def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
@@ -78,6 +160,7 @@ def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tm
     again = clone(auto).set_params(input_differences="auto")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_treatment, "MARGIN", 1e9)
+        mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
         again.fit(X, y)
     untimed = lambda choice: {k: v for k, v in choice.items() if k != "choice_s"}  # noqa: E731
     assert untimed(again.treatment_choice_) == untimed(auto.treatment_choice_)
@@ -96,7 +179,8 @@ def test_auto_on_few_series_fits_without_choosing(data, monkeypatch):
     est = EADCTRegressor(**FAST, input_differences="auto").fit(X[:11], y[:11])
     assert calls == [] and est.input_differences_ is False
     assert est.treatment_choice_["rmse_without"] is None and est.treatment_choice_["n_holdout"] == 0
-    assert est.treatment_choice_["skipped"] == "few series"
+    assert est.treatment_choice_["skipped"] == "few series" and est.treatment_choice_["decided_by"] is None
+    assert est.treatment_choice_["proxy_without"] is None
 
 
 @pytest.mark.parametrize("max_steps, skipped", [(None, None), (3 * 2, None), (3 * 2 - 1, "step cap")])
@@ -108,8 +192,9 @@ def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monk
     params = dict(FAST, max_epochs=3, max_steps=max_steps)
     est = EADCTRegressor(**params, input_differences="auto").fit(X, y)
     assert est.treatment_choice_["skipped"] == skipped and len(calls) == (0 if skipped else 2)
-    if skipped:  # exactly the fit without the differences
+    if skipped:  # the proxy did not take the differences: exactly the fit without them
         assert est.input_differences_ is False and est.treatment_choice_["rmse_with"] is None
+        assert est.treatment_choice_["decided_by"] is None and est.treatment_choice_["proxy_without"] > 0
         plain = EADCTRegressor(**params, input_differences=False).fit(X, y)
         np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
