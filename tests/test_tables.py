@@ -692,6 +692,7 @@ def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(
     # the regressor's default input_differences="auto": what it chose on TRAIN
     assert reg["hyperparameters"]["input_differences"] == "auto"
     assert reg["hyperparameters"]["input_differences_chosen"] in (False, True)
+    assert reg["hyperparameters"]["input_differences_decided_by"] in ("proxy", "network", None)
     md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
     assert "head_alpha=[" in md and "input_differences_chosen=" in md
 

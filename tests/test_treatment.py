@@ -89,6 +89,19 @@ def test_proxy_sees_a_slope_under_a_level_and_not_the_level():
     assert eadct.estimators.treatment_proxy_scores(X[:, :, :1], slope2) is None  # one step: no parts
 
 
+def test_proxy_scores_several_targets_and_a_constant_one():
+    """Several targets: each standardised, the RMSE over all of them; a constant target: nothing to learn, 0 both
+    ways, which is no reason to take the differences."""
+    X, slope2, level2 = slope_data(n=100)
+    without, with_ = eadct.estimators.treatment_proxy_scores(X, np.c_[slope2, slope2])
+    assert (without, with_) == pytest.approx(eadct.estimators.treatment_proxy_scores(X, slope2), rel=1e-9)
+    level = eadct.estimators.treatment_proxy_scores(X, level2)
+    both = eadct.estimators.treatment_proxy_scores(X, np.c_[slope2, level2])
+    for k, slope_k in enumerate((without, with_)):  # one strength for both: no better than each target's own
+        assert np.sqrt(slope_k**2 / 2 + level[k] ** 2 / 2) - 1e-12 <= both[k] < 1
+    assert eadct.estimators.treatment_proxy_scores(X, np.ones(100)) == (0.0, 0.0)
+
+
 def test_proxy_reads_unequal_lengths_and_missing_steps():
     """A list of series of their own lengths, and trailing NaN padding, score as the valid steps alone."""
     X, slope2, _ = slope_data(n=40)

@@ -367,7 +367,8 @@ def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
 
 _SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
                           "attention_kernel_size", "attention_downsample", "head_alpha",
-                          "head_input_parts", "head_input_weight", "input_differences_chosen")  # fmt: skip
+                          "head_input_parts", "head_input_weight", "input_differences_chosen",
+                          "input_differences_decided_by")  # fmt: skip
 
 
 def _off_input_path(name: str, value) -> bool:

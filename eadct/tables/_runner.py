@@ -110,6 +110,7 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
         hyper["head_alpha"] = est.head_alpha_.ravel().tolist()
     if hasattr(est, "treatment_choice_"):  # input_differences="auto": the treatment it chose on TRAIN
         hyper["input_differences_chosen"] = bool(est.input_differences_)
+        hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
     if hasattr(est, "head_input_weight_"):  # with head_input_parts: the input block's weight leave-one-out chose
         hyper["head_input_weight"] = est.head_input_weight_.tolist()
     ckpt.unlink(missing_ok=True)
