@@ -582,3 +582,17 @@ def test_map_dropout_cost_times_both_masks_and_finds_them_bit_identical(capsys, 
     assert "bit-identical between the two: True" in printed
     assert "| torch.where (candidate) |" in printed and "| product with the bool mask (the package) |" in printed
     assert maps._MapDropout is before
+
+
+def test_treatment_proxy_cost_times_each_shape_and_subsets_large_sets(capsys, monkeypatch, sibling_script):
+    """benchmarks/treatment_proxy_cost.py: one row per shape; above MAX_SERIES the proxy reads a subset of that size."""
+    from eadct.estimators import _proxy
+
+    seen = []
+    features = _proxy.features
+    monkeypatch.setattr(_proxy, "features", lambda series: seen.append(len(series)) or features(series))
+    monkeypatch.setattr(_proxy, "MAX_SERIES", 30)
+    cost = sibling_script("treatment_proxy_cost.py")
+    cost.main(["--shapes", "20x2x16", "50x1x8", "--threads", "1"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 20 |") or "| 50 |" in line]
+    assert len(rows) == 2 and seen == [20, 30]

@@ -408,7 +408,7 @@ CLASSIFIER = (
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
 #: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
 #: steps per stage (the cap bounds the time of the lost early stop on large sets), and the input's treatment
-#: chosen on an inner split of TRAIN where the cap does not bind (docs/accuracy.md).
+#: chosen on TRAIN: by a kernel ridge proxy, then on an inner split where the cap does not bind (docs/accuracy.md).
 REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto"}
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
