@@ -1,6 +1,6 @@
 """``EADCTRegressor(input_differences="auto")``: the input's treatment chosen on TRAIN.
 
-First a kernel ridge proxy (``_proxy``: no network, milliseconds) scores the series of TRAIN without and with the
+First a kernel ridge proxy (``_proxy``: no network is fitted) scores the series of TRAIN without and with the
 channels' first differences; where its score with them is below ``PROXY_MARGIN`` times the other, the differences
 are taken. Otherwise the regressor is fitted without and with the differences on two thirds of TRAIN and scored on
 the rest; the differences are kept only where their held-out RMSE is below ``MARGIN`` times the other's. A single
@@ -28,7 +28,7 @@ from sklearn.model_selection import train_test_split
 from ..training import StageSettings
 from ._input import _series_list
 from ._params import PARAMS
-from ._proxy import proxy_scores
+from ._proxy import MIN_SERIES, proxy_scores
 
 #: The differences are chosen where their inner RMSE is below this times the treatment without them (passed on
 #: fresh splits; docs/accuracy.md).
@@ -38,13 +38,12 @@ MARGIN = 0.5
 PROXY_MARGIN = 0.8
 #: The share of TRAIN held out for the choice.
 HOLDOUT = 1 / 3
-#: Below this many TRAIN series there is no choice: the treatment without differences is fitted.
-MIN_SERIES = 12
+# Below ``MIN_SERIES`` TRAIN series (the proxy's) neither judge chooses: the treatment without differences is fitted.
 
 #: ``EADCTRegressor``'s text of ``input_differences``, which also takes "auto".
 DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "auto", default="auto"', 1) + (
-    '\n    "auto": the differences are taken where a kernel ridge proxy on TRAIN (no network, milliseconds)'
-    "\n    scores them below 0.8 times the values alone; otherwise the regressor is fitted without and with"
+    '\n    "auto": the differences are taken where a kernel ridge proxy on TRAIN (no network fit) scores'
+    f"\n    them below {PROXY_MARGIN:g} times the values alone; otherwise the regressor is fitted without and with"
     "\n    them on two thirds of TRAIN and scored on the rest, and they are kept only where their RMSE there"
     "\n    is below half of the other's: two more fits, more than twice a fit's time. Then the choice is fitted"
     "\n    on all of TRAIN. Where ``max_steps`` shortens fine-tuning on TRAIN (large sets) only the proxy"
