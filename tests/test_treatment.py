@@ -114,6 +114,15 @@ def test_proxy_reads_unequal_lengths_and_missing_steps():
     assert scores[1] < _treatment.PROXY_MARGIN * scores[0]
 
 
+def test_auto_takes_the_proxys_differences_on_series_of_unequal_length():
+    X, slope2, _ = slope_data(n=24)
+    ragged = [x[:, : 20 + i % 12] for i, x in enumerate(X)]
+    est = EADCTRegressor(**FAST, input_differences="auto").fit(ragged, slope2)
+    assert est.treatment_choice_["decided_by"] == "proxy" and est.input_differences_ is True
+    plain = EADCTRegressor(**FAST, input_differences=True).fit(ragged, slope2)
+    np.testing.assert_array_equal(est.predict(ragged), plain.predict(ragged))
+
+
 def test_proxy_scores_a_seeded_subset_of_a_large_set(monkeypatch):
     X, slope2, _ = slope_data(n=60)
     monkeypatch.setattr(_proxy, "MAX_SERIES", 40)
