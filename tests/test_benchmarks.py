@@ -596,3 +596,33 @@ def test_treatment_proxy_cost_times_each_shape_and_subsets_large_sets(capsys, mo
     cost.main(["--shapes", "20x2x16", "50x1x8", "--threads", "1"])
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 20 |") or "| 50 |" in line]
     assert len(rows) == 2 and seen == [20, 30]
+
+
+def test_error_overlap_counts_the_misses_each_model_alone_makes_and_resumes(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    """benchmarks/error_overlap.py: both / only ours / only MiniRocket misses per seed, our confusions beside
+    MiniRocket's, and a finished seed not fitted again."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    overlap = sibling_script("error_overlap.py")
+    y_test = np.array([0, 0, 1, 1, 2])
+    data = SimpleNamespace(task="classification", y_test=y_test)
+    monkeypatch.setattr(overlap, "load_data", lambda name, dirs: data)
+    fitted = []
+
+    def fake_fit(data_, seed, n_jobs):
+        fitted.append(seed)
+        return {"seed": seed, "ours": ["0", "1", "1", "0", "2"], "minirocket": ["0", "1", "1", "1", "1"]}
+
+    monkeypatch.setattr(overlap, "fit_seed", fake_fit)
+    argv = ["--dataset", "Toy", "--seeds", "0", "1", "--data-dir", "x", "--out", str(tmp_path / "o.jsonl")]
+    overlap.main(argv)
+    overlap.main(argv)
+    assert fitted == [0, 1]
+    printed = capsys.readouterr().out
+    # ours misses series 1 and 3, MiniRocket 1 and 4: both 1, only ours 1, only MiniRocket 1
+    assert "| 0 | 0.6000 | 0.6000 | 1 | 1 | 1 |" in printed
+    assert "| 0 -> 1 | 2 | 2 |" in printed and "| 1 -> 0 | 2 | 0 |" in printed
