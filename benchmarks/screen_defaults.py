@@ -266,6 +266,11 @@ CANDIDATES = {
     "short-segments-ridge-swa20-third-diff": dict(
         SWA20_RIDGE, max_epochs=20, pretrain_epochs=7, average_epochs=7, input_differences=True
     ),
+    # the classifier's defaults with every channel's signed log (log_inputs=True), and with the log and each series'
+    # own standardisation: for series whose scales span orders of magnitude (PLAID, which ships with sktime;
+    # docs/accuracy.md, "Diagnostic: the defaults on the sets that ship with sktime")
+    "short-segments-all-swa20-b8-seg8-log": dict(SWA20_B8_SEG8, log_inputs=True),
+    "short-segments-all-swa20-b8-seg8-log-series": dict(SWA20_B8_SEG8, log_inputs=True, series_normalization=True),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
