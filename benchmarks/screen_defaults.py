@@ -271,6 +271,9 @@ CANDIDATES = {
     # docs/accuracy.md, "Diagnostic: the defaults on the sets that ship with sktime")
     "short-segments-all-swa20-b8-seg8-log": dict(SWA20_B8_SEG8, log_inputs=True),
     "short-segments-all-swa20-b8-seg8-log-series": dict(SWA20_B8_SEG8, log_inputs=True, series_normalization=True),
+    # the classifier's defaults since wide_scales="auto" became one: the log and each series' own standardisation
+    # only where a channel's series span more than three orders of magnitude in scale (on PLAID, -log-series's fit)
+    "short-segments-all-swa20-b8-seg8-wide": dict(SWA20_B8_SEG8, wide_scales="auto"),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -132,9 +132,10 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     def decides(est_params):
         return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}
 
-    assert screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier) == decides(
-        EADCTClassifier().get_params()
-    )
+    classifier = screen.resolve("short-segments-all-swa20-b8-seg8-wide", EADCTClassifier)
+    assert classifier == decides(EADCTClassifier().get_params())
+    before_wide = screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier)
+    assert {**before_wide, "wide_scales": "auto"} == classifier and before_wide["wide_scales"] is False
     regressor = screen.resolve("short-segments-ridge-swa20-cap900-auto", EADCTRegressor)
     assert regressor == decides(EADCTRegressor().get_params())
     # before "auto", and before the cap of 900, which on the screen's splits binds on FloodModeling1 only
@@ -626,3 +627,30 @@ def test_error_overlap_counts_the_misses_each_model_alone_makes_and_resumes(
     # ours misses series 1 and 3, MiniRocket 1 and 4: both 1, only ours 1, only MiniRocket 1
     assert "| 0 | 0.6000 | 0.6000 | 1 | 1 | 1 |" in printed
     assert "| 0 -> 1 | 2 | 2 |" in printed and "| 1 -> 0 | 2 | 0 |" in printed
+
+
+def test_scale_spread_reads_train_only_and_marks_the_sets_wide_scales_acts_on(capsys, monkeypatch, sibling_script):
+    """benchmarks/scale_spread.py: TRAIN only, the widest channel's spread, and "yes" only past SCALE_SPREAD."""
+    import numpy as np
+
+    spread = sibling_script("scale_spread.py")
+    rng = np.random.default_rng(0)
+    data = {
+        "Quiet": rng.normal(size=(20, 2, 16)),
+        "Loud": rng.normal(size=(20, 2, 16)) * np.r_[[1e-3] * 10, [1e3] * 10][:, None, None],
+    }
+    asked = []
+
+    def fake_load(name, split, data_dir, **kwargs):
+        asked.append(split)
+        if name not in data:
+            raise spread.DatasetNotFoundError(name)
+        return data[name], np.zeros(20)
+
+    monkeypatch.setattr(spread, "load_dataset", fake_load)
+    spread.main(["--datasets", "Quiet", "Loud", "Missing"])
+    out = capsys.readouterr().out
+    assert set(asked) == {"train"} and "Missing: not found" in out
+    rows = {line.split(" | ")[0][2:]: line for line in out.splitlines() if line.startswith("| ")}
+    assert rows["Quiet"].startswith("| Quiet | 2 | 20 |") and rows["Quiet"].endswith("| no |")
+    assert rows["Loud"].startswith("| Loud | 2 | 20 |") and rows["Loud"].endswith("| **yes** |")

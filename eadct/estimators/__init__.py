@@ -1,7 +1,7 @@
 """scikit-learn estimators around the EA-DC-Transformer, and the input coercion they share."""
 
 from ._classifier import EADCTClassifier
-from ._data import validation_split
+from ._data import SCALE_SPREAD, scale_spread, validation_split
 from ._input import Panel, fill_missing, to_panel
 from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._proxy import proxy_scores as treatment_proxy_scores
@@ -17,12 +17,14 @@ __all__ = [
     "EADCTRepresentation",
     "PAPER_CONFIGURATION",
     "RIDGE_ALPHAS",
+    "SCALE_SPREAD",
     "TREATMENT_MARGIN",
     "TREATMENT_PROXY_MARGIN",
     "Panel",
     "fill_missing",
     "to_panel",
     "paper_configuration",
+    "scale_spread",
     "treatment_proxy_scores",
     "validation_split",
 ]

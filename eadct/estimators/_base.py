@@ -169,7 +169,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         self.n_channels_ = self.n_features_in_ = panel.n_channels
         extra = None if X_unlabeled is None else self._panel(X_unlabeled, fitting=False)  # channels as X's
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
-        self.channel_log_scale_, self.channel_mean_, self.channel_std_ = input_statistics(panel, self.log_inputs)
+        vars(self).update(input_statistics(panel, self.log_inputs, self.wide_scales))  # the fitted attributes
 
         fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
         saved = Checkpointer(self.checkpoint_path, fingerprint, warn=warn_user).load() if fingerprint else None

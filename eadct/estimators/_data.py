@@ -19,20 +19,55 @@ from ._warn import warn_user
 #: right tail (counts, volumes, rainfall). 2 is the usual mark of a strongly skewed sample; which channels of the
 #: shared sets it picks: docs/accuracy.md, "Candidate: the log of heavy-tailed channels".
 LOG_SKEWNESS = 2.0
+#: ``wide_scales="auto"`` acts on a channel whose TRAIN series' standard deviations spread wider than this ratio
+#: between their 90th and 10th percentiles: three orders of magnitude, where the channel standardisation leaves the
+#: quiet series a thousandth of the loud ones' size. Fixed from the shared sets' TRAIN inputs, before any fit: on
+#: those the ratio reaches 10^1.75 (BasicMotions) and 10^2.45 (Covid3Month); PLAID's is 10^5.1
+#: (``benchmarks/scale_spread.py``; docs/accuracy.md, "Candidate default: series whose scales span orders of
+#: magnitude").
+SCALE_SPREAD = 1e3
 
 
-def log_scales(panel: Panel, log_inputs) -> np.ndarray:
+def scale_spread(panel: Panel) -> np.ndarray:
+    """Per channel (``(C,)``), the ratio of the 90th to the 10th percentile of the series' standard deviations over
+    their real, finite steps; series of fewer than two such steps or of no spread are left out, and a channel with
+    fewer than three series left reads 1."""
+    out = np.ones(panel.n_channels)
+    for c in range(panel.n_channels):
+        v = panel.values[..., c]
+        real = panel.valid_mask() & np.isfinite(v)
+        count = real.sum(axis=1)
+        mean = np.where(real, v, 0.0).sum(axis=1) / np.maximum(count, 1)
+        std = np.sqrt((np.where(real, v - mean[:, None], 0.0) ** 2).sum(axis=1) / np.maximum(count, 1))
+        std = std[(count >= 2) & (std > 0)]
+        if std.size >= 3:
+            low, high = np.quantile(std, [0.1, 0.9])
+            out[c] = high / low
+    return out
+
+
+def wide_scale_channels(panel: Panel, wide_scales) -> np.ndarray:
+    """Per channel (``(C,)`` bool), whether ``wide_scales`` acts on it: with ``"auto"``, where its series' scales
+    spread wider than :data:`SCALE_SPREAD` (:func:`scale_spread`); with False, nowhere."""
+    if not wide_scales:
+        return np.zeros(panel.n_channels, dtype=bool)
+    return scale_spread(panel) > SCALE_SPREAD
+
+
+def log_scales(panel: Panel, log_inputs, also=None) -> np.ndarray:
     """Per channel, the scale ``s`` of the signed log ``sign(x) * log1p(|x| / s)`` that ``log_inputs`` applies
     (``(C,)``; 0 where the channel stays as it is): ``s`` is the median of the channel's non-zero absolute TRAIN
     values (1 when it has none), so that the log is the same whatever unit the channel comes in. ``True`` logs
-    every channel, ``"auto"`` those with a heavy right tail (:data:`LOG_SKEWNESS`), ``False`` none."""
+    every channel, ``"auto"`` those with a heavy right tail (:data:`LOG_SKEWNESS`), ``False`` none; the channels
+    where ``also`` (``(C,)`` bool, :func:`wide_scale_channels`) is True are logged whatever ``log_inputs`` says."""
     scales, auto = np.zeros(panel.n_channels), isinstance(log_inputs, str)
-    if not auto and not log_inputs:
+    also = np.zeros(panel.n_channels, dtype=bool) if also is None else np.asarray(also, dtype=bool)
+    if not auto and not log_inputs and not also.any():
         return scales
     real = panel.values[panel.valid_mask()]  # (M, C)
     for c in range(panel.n_channels):
         v = real[:, c][np.isfinite(real[:, c])]
-        if auto and not _heavy_right_tail(v):
+        if not also[c] and ((auto and not _heavy_right_tail(v)) or (not auto and not log_inputs)):
             continue
         nonzero = np.abs(v[v != 0])
         scales[c] = float(np.median(nonzero)) if nonzero.size else 1.0
@@ -78,11 +113,15 @@ def standardize(panel: Panel, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
-def input_statistics(panel: Panel, log_inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What a fit learns of TRAIN's inputs: the log scales of ``log_inputs`` (:func:`log_scales`), then the
-    channel mean and standard deviation of the logged values."""
-    scales = log_scales(panel, log_inputs)
-    return (scales, *channel_statistics(logged(panel, scales)))
+def input_statistics(panel: Panel, log_inputs, wide_scales=False) -> dict[str, np.ndarray]:
+    """What a fit learns of TRAIN's inputs, by the name of its fitted attribute: the channels of wide scales
+    (``wide_scale_channels_``, :func:`wide_scale_channels`), the log scales of ``log_inputs`` and of those channels
+    (``channel_log_scale_``, :func:`log_scales`), then the channel mean and standard deviation of the logged values
+    (``channel_mean_``, ``channel_std_``)."""
+    wide = wide_scale_channels(panel, wide_scales)
+    scales = log_scales(panel, log_inputs, wide)
+    mean, std = channel_statistics(logged(panel, scales))
+    return dict(wide_scale_channels_=wide, channel_log_scale_=scales, channel_mean_=mean, channel_std_=std)
 
 
 def network_input(panel: Panel, scales: np.ndarray | None, mean: np.ndarray, std: np.ndarray) -> np.ndarray:

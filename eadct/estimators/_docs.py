@@ -17,6 +17,10 @@ FITTED_DOC = """\
     channel_log_scale_ : ndarray of shape (n_channels,)
         Per channel, the scale s of the signed log that ``log_inputs`` applies before the standardisation; 0
         where the channel is not logged.
+    wide_scale_channels_ : ndarray of shape (n_channels,), bool
+        Per channel, whether ``wide_scales`` found its TRAIN series' scales spread over orders of magnitude
+        (logged, and the network reading each series standardised by its own level and spread); all False with
+        ``wide_scales=False``.
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
         One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss

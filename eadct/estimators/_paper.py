@@ -23,6 +23,7 @@ PAPER_CONFIGURATION = {
     "validation_fraction": 0.1,
     "average_epochs": None,
     "n_estimators": 1,
+    "wide_scales": False,
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
 #: fine-tuned, without the ridge refit, no cap on the optimizer steps, and the input as it is, without its

@@ -270,6 +270,19 @@ _OTHER = {
         "    (docs/training.md).",
         before=False,
     ),
+    "wide_scales": Param(
+        False,
+        lambda v: v is False or v == "auto",
+        "False or 'auto'",
+        '{False, "auto"}, default=False\n'
+        "    What to do with a channel whose TRAIN series differ in scale by orders of magnitude (the 90th percentile\n"
+        "    of their standard deviations more than 1,000 times the 10th: appliance currents, sensors of devices\n"
+        "    that are off or on), where the channel standardisation would leave the quiet series near zero.\n"
+        '    "auto": where some channel does, that channel is logged as ``log_inputs=True`` logs it, and the network\n'
+        "    reads each series standardised by its own level and spread as with ``series_normalization=True``;\n"
+        "    elsewhere nothing changes. False: neither. Fitted as ``wide_scale_channels_`` (docs/training.md).",
+        before=False,
+    ),
     "device": Param(
         "auto",
         None,
@@ -381,6 +394,7 @@ SUPERVISED = (
     "clip_grad_norm",
     "missing_values",
     "log_inputs",
+    "wide_scales",
     "device",
     "n_jobs",
     "precision",
@@ -403,9 +417,11 @@ CLASSIFIER = (
     + SUPERVISED[SUPERVISED.index("window_slicing") + 1 :]
 )
 #: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the representation's): weight averaging
-#: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments. Each chosen by the
-#: TRAIN screen and the benchmark for classification (docs/accuracy.md).
-CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8}
+#: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments, each chosen by the
+#: TRAIN screen and the benchmark for classification; and the log and each series' own standardisation where a
+#: channel's series span orders of magnitude in scale, which no shared set's do (docs/accuracy.md).
+CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8,
+                       "wide_scales": "auto"}  # fmt: skip
 #: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
 #: steps per stage (the cap bounds the time of the lost early stop on large sets), and the input's treatment
 #: chosen on TRAIN: by a kernel ridge proxy, then on an inner split where the cap does not bind (docs/accuracy.md).

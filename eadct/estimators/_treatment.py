@@ -69,10 +69,14 @@ def is_auto(value) -> bool:
 
 
 def chosen(est) -> dict:
-    """The encoder settings that "auto" chose in fit (empty before fit, and without "auto")."""
+    """The encoder settings that "auto" chose in fit (empty before fit, and without "auto"): the input's
+    differences, and each series' own standardisation where ``wide_scales`` found a channel of wide scales."""
+    out = {}
     if is_auto(getattr(est, "input_differences", None)) and hasattr(est, "input_differences_"):
-        return {"input_differences": est.input_differences_}
-    return {}
+        out["input_differences"] = est.input_differences_
+    if np.any(getattr(est, "wide_scale_channels_", False)):
+        out["series_normalization"] = True
+    return out
 
 
 def cap_binds(est, n_series: int) -> bool:

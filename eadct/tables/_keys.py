@@ -64,6 +64,7 @@ REFERENCE_DEFAULTS = {
     "recompute_attention": "auto",
     "series_normalization": False,
     "validation_fraction": 0.1,
+    "wide_scales": False,
     "window_slicing": 0.0,
 }
 

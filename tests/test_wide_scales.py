@@ -1,0 +1,109 @@
+"""``wide_scales``: channels whose series differ in scale by orders of magnitude get the log and each series' own
+standardisation, decided on TRAIN's inputs only; elsewhere the fit is the fit without the option."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from conftest import TINY, make_panel, make_unequal, saved_without
+from sklearn.base import clone
+
+from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
+from eadct.estimators._data import SCALE_SPREAD, scale_spread, wide_scale_channels
+from eadct.estimators._input import to_panel
+
+FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
+
+
+def _appliances(n=30, seed=0):
+    """Channel 0: the same shapes at scales from 1e-3 to 1e3 (a device off or on), the class in the shape;
+    channel 1: noise of one scale."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0, 1, 24)
+    y = np.arange(n) % 3
+    scale = 10.0 ** rng.uniform(-3, 3, size=n)
+    X = np.empty((n, 2, 24))
+    X[:, 0] = scale[:, None] * np.sin(2 * np.pi * (y[:, None] + 1) * t) + 0.01 * scale[:, None] * rng.normal(
+        size=(n, 24)
+    )
+    X[:, 1] = rng.normal(size=(n, 24))
+    return X, y
+
+
+def test_the_spread_is_the_ratio_of_the_series_scales_90th_to_10th_percentile_over_real_steps():
+    X, _ = _appliances()
+    spread = scale_spread(to_panel(X))
+    stds = X[:, 0].std(axis=1)
+    np.testing.assert_allclose(spread[0], np.quantile(stds, 0.9) / np.quantile(stds, 0.1))
+    assert spread[0] > SCALE_SPREAD > spread[1]  # the data are what the test says they are
+    np.testing.assert_array_equal(wide_scale_channels(to_panel(X), "auto"), [True, False])
+    np.testing.assert_array_equal(wide_scale_channels(to_panel(X), False), [False, False])
+    # padding, NaN and constant series are left out; fewer than three series with a spread read 1
+    Xu, _, _ = make_unequal(n=12, channels=1)
+    Xu = [x * 10.0 ** (4 * (i % 2)) for i, x in enumerate(Xu)]  # half the series 10,000 times the others
+    stds = np.array([x.std() for x in Xu])
+    Xu[0] = np.full_like(Xu[0], 7.0)
+    Xu[1][0, 2] = np.nan
+    stds[0], stds[1] = np.nan, np.nanstd(Xu[1])
+    expected = np.nanquantile(stds, 0.9) / np.nanquantile(stds, 0.1)
+    np.testing.assert_allclose(scale_spread(to_panel(Xu, missing_values="interpolate")), expected)  # NaN kept
+    assert scale_spread(to_panel(np.ones((5, 1, 8))))[0] == 1.0
+
+
+def test_auto_is_log_and_series_normalization_on_a_wide_channel_and_the_plain_fit_elsewhere():
+    X, y = _appliances()
+    one = X[:, :1]
+    auto = EADCTClassifier(**FAST, wide_scales="auto").fit(one, y)
+    by_hand = EADCTClassifier(**FAST, log_inputs=True, series_normalization=True).fit(one, y)
+    assert auto.wide_scale_channels_.tolist() == [True]
+    np.testing.assert_array_equal(auto.channel_log_scale_, by_hand.channel_log_scale_)
+    np.testing.assert_array_equal(auto.predict_proba(one), by_hand.predict_proba(one))
+    # only the wide channel is logged; the network reads every series standardised by its own level and spread
+    both = EADCTClassifier(**FAST, wide_scales="auto").fit(X, y)
+    assert both.channel_log_scale_[0] > 0 and both.channel_log_scale_[1] == 0
+    assert both.network_.encoder.embedding.series_normalization
+    # no wide channel: the fit without the option, bit for bit
+    Xc, yc = make_panel()
+    plain = EADCTClassifier(**FAST, wide_scales=False).fit(Xc, yc)
+    quiet = EADCTClassifier(**FAST, wide_scales="auto").fit(Xc, yc)
+    assert not quiet.wide_scale_channels_.any()
+    np.testing.assert_array_equal(quiet.predict_proba(Xc), plain.predict_proba(Xc))
+    # decided on fit's X only: predicting series of other scales changes nothing fitted
+    flags = both.wide_scale_channels_.copy()
+    both.predict(X * 1e6)
+    np.testing.assert_array_equal(both.wide_scale_channels_, flags)
+
+
+def test_it_serves_every_estimator_and_unequal_lengths():
+    X, y = _appliances()
+    reg = EADCTRegressor(**FAST, wide_scales="auto").fit(X, y.astype(float))
+    assert reg.wide_scale_channels_.tolist() == [True, False] and np.isfinite(reg.predict(X)).all()
+    rep = EADCTRepresentation(**{k: v for k, v in TINY.items() if k != "pretrain_epochs"}, wide_scales="auto").fit(X)
+    assert rep.wide_scale_channels_[0] and rep.transform(X).shape[0] == len(X)
+    Xu, labels, _ = make_unequal()
+    Xu = [x * 10.0 ** (4 * (i % 2)) for i, x in enumerate(Xu)]
+    clf = EADCTClassifier(**FAST).fit(Xu, labels)  # the classifier's default
+    assert clf.wide_scale_channels_.all() and clf.predict(Xu).shape == (len(Xu),)
+
+
+def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_loads_into_older_models(tmp_path):
+    import eadct
+
+    X, y = _appliances()
+    assert EADCTClassifier().wide_scales == "auto"
+    assert EADCTRegressor().wide_scales is False and EADCTRepresentation().wide_scales is False
+    assert eadct.PAPER_CONFIGURATION["wide_scales"] is False  # the paper's tables standardise channels only
+    with pytest.raises(ValueError, match="wide_scales must be False or 'auto'"):
+        EADCTClassifier(**FAST, wide_scales=True).fit(X, y)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    assert clone(clf).get_params()["wide_scales"] == "auto"
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    eadct.save(clf, tmp_path / "model.safetensors")
+    np.testing.assert_array_equal(eadct.load(tmp_path / "model.safetensors").predict_proba(X), clf.predict_proba(X))
+    fitted = EADCTClassifier(**FAST, wide_scales=False).fit(X, y)
+    old = saved_without(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
+    assert old.wide_scales is False
+    np.testing.assert_array_equal(old.predict_proba(X), fitted.predict_proba(X))
