@@ -709,3 +709,19 @@ def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
     assert reg["hyperparameters"]["head_input_parts"] == 4 and len(reg["hyperparameters"]["head_input_weight"]) == 1
     md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
     assert "head_input_parts=4" in md and "head_input_weight=[" in md
+
+
+def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch):
+    """``wide_scales=False`` on a classification set is the classifier's fit before the option: the same key (so
+    the same stored units) as the defaults' row had then; a row's other settings stay in its key as they are."""
+    from eadct.tables import _keys
+
+    table = load_table("unseen")
+    today = table.model_key("EA-DC (wide_scales=False)", "PLAID", "defaults")
+    assert today != table.model_key("EA-DC (defaults)", "PLAID", "defaults")
+    real = _keys.current_defaults
+    monkeypatch.setattr(_keys, "current_defaults", lambda task="classification": {**real(task), "wide_scales": False})
+    assert table.model_key("EA-DC (defaults)", "PLAID", "defaults") == today
+    assert _keys.key_params({}, {"wide_scales": "auto"}, {"wide_scales": False}) == {}
+    assert _keys.key_params({}, {}, {"alpha": 0.5}) == {"alpha": 0.5}  # the reference's value, no default changed
+    assert _keys.key_params({}, {"max_steps": 900}, {"max_steps": 1200}) == {"max_steps": 1200}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ._keys import current_defaults, dataset_task, key_base
+from ._keys import current_defaults, dataset_task, key_base, key_params
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -141,7 +141,9 @@ class TableConfig:
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,
-            "params": {**changed, **spec.params} if spec.kind == "eadct" else spec.params,
+            "params": key_params(settings["base_params"], changed, spec.params)
+            if spec.kind == "eadct"
+            else spec.params,
             "search": {p: self.space[p] for p in spec.search},
             "inherit": None if spec.inherit is None else self.model_key(spec.inherit, dataset, profile),
             "profile": settings,

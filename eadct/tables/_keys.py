@@ -142,3 +142,15 @@ def key_base(base: str, task: str = "classification") -> tuple[dict, dict]:
     reference = {**REFERENCE_DEFAULTS, **listed}
     changed = {k: v for k, v in now.items() if k not in reference or reference[k] != v}
     return listed, changed
+
+
+def key_params(listed: dict, changed: dict, row: dict) -> dict:
+    """The settings a unit's key hashes beside its base: the defaults ``changed`` since the reference, then the
+    row's own ``row``. A row that sets a changed default back to the reference's value (with the base's ``listed``
+    values) asks for the fit the reference made, so that entry leaves the key: ``wide_scales=False`` on a
+    classification set is the classifier's fit before ``wide_scales`` existed, and shares its results. A row's
+    other settings stay in the key as they are, equal to the reference or not (stored keys do not move)."""
+    reference = {**REFERENCE_DEFAULTS, **listed}
+    back = {k for k, v in row.items() if k in changed and k in reference and reference[k] == v
+            and type(reference[k]) is type(v)}  # fmt: skip
+    return {k: v for k, v in {**changed, **row}.items() if k not in back}
