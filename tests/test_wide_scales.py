@@ -97,6 +97,7 @@ def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_load
     assert eadct.PAPER_CONFIGURATION["wide_scales"] is False  # the paper's tables standardise channels only
     with pytest.raises(ValueError, match="wide_scales must be False or 'auto'"):
         EADCTClassifier(**FAST, wide_scales=True).fit(X, y)
+    assert not EADCTClassifier(**FAST, wide_scales=np.bool_(False)).fit(X, y).wide_scale_channels_.any()  # a grid's
     clf = EADCTClassifier(**FAST).fit(X, y)
     assert clone(clf).get_params()["wide_scales"] == "auto"
     again = pickle.loads(pickle.dumps(clf))

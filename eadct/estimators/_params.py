@@ -272,7 +272,7 @@ _OTHER = {
     ),
     "wide_scales": Param(
         False,
-        lambda v: v is False or v == "auto",
+        lambda v: is_switch_or_auto(v) and (isinstance(v, str) or not v),
         "False or 'auto'",
         '{False, "auto"}, default=False\n'
         "    What to do with a channel whose TRAIN series differ in scale by orders of magnitude (the 90th percentile\n"
