@@ -32,16 +32,16 @@ def scale_spread(panel: Panel) -> np.ndarray:
     """Per channel (``(C,)``), the ratio of the 90th to the 10th percentile of the series' standard deviations over
     their real, finite steps; series of fewer than two such steps or of no spread are left out, and a channel with
     fewer than three series left reads 1."""
+    values = np.where(panel.valid_mask()[..., None], panel.values, np.nan)  # (n, N_max, C)
+    count = np.isfinite(values).sum(axis=1)  # (n, C)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a series with no finite step in a channel
+        std = np.nanstd(values, axis=1)
     out = np.ones(panel.n_channels)
     for c in range(panel.n_channels):
-        v = panel.values[..., c]
-        real = panel.valid_mask() & np.isfinite(v)
-        count = real.sum(axis=1)
-        mean = np.where(real, v, 0.0).sum(axis=1) / np.maximum(count, 1)
-        std = np.sqrt((np.where(real, v - mean[:, None], 0.0) ** 2).sum(axis=1) / np.maximum(count, 1))
-        std = std[(count >= 2) & (std > 0)]
-        if std.size >= 3:
-            low, high = np.quantile(std, [0.1, 0.9])
+        kept = std[(count[:, c] >= 2) & (std[:, c] > 0), c]
+        if kept.size >= 3:
+            low, high = np.quantile(kept, [0.1, 0.9])
             out[c] = high / low
     return out
 
@@ -60,14 +60,15 @@ def log_scales(panel: Panel, log_inputs, also=None) -> np.ndarray:
     values (1 when it has none), so that the log is the same whatever unit the channel comes in. ``True`` logs
     every channel, ``"auto"`` those with a heavy right tail (:data:`LOG_SKEWNESS`), ``False`` none; the channels
     where ``also`` (``(C,)`` bool, :func:`wide_scale_channels`) is True are logged whatever ``log_inputs`` says."""
-    scales, auto = np.zeros(panel.n_channels), isinstance(log_inputs, str)
+    scales = np.zeros(panel.n_channels)
     also = np.zeros(panel.n_channels, dtype=bool) if also is None else np.asarray(also, dtype=bool)
-    if not auto and not log_inputs and not also.any():
+    if not log_inputs and not also.any():  # "auto" is a non-empty string: it asks
         return scales
     real = panel.values[panel.valid_mask()]  # (M, C)
     for c in range(panel.n_channels):
         v = real[:, c][np.isfinite(real[:, c])]
-        if not also[c] and ((auto and not _heavy_right_tail(v)) or (not auto and not log_inputs)):
+        picked = _heavy_right_tail(v) if isinstance(log_inputs, str) else bool(log_inputs)
+        if not (picked or also[c]):
             continue
         nonzero = np.abs(v[v != 0])
         scales[c] = float(np.median(nonzero)) if nonzero.size else 1.0
