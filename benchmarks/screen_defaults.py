@@ -274,6 +274,11 @@ CANDIDATES = {
     # the classifier's defaults since wide_scales="auto" became one: the log and each series' own standardisation
     # only where a channel's series span more than three orders of magnitude in scale (on PLAID, -log-series's fit)
     "short-segments-all-swa20-b8-seg8-wide": dict(SWA20_B8_SEG8, wide_scales="auto"),
+    # today's classifier defaults with a convolutional input stem over 5 or 9 steps (stem_kernel_size, new): each
+    # token reads the local shape, where one channel's per-step projection gives it one number (the univariate
+    # sets that ship with sktime, docs/accuracy.md, "Diagnostic: the defaults on the sets that ship with sktime")
+    "short-segments-all-swa20-b8-seg8-wide-stem5": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=5),
+    "short-segments-all-swa20-b8-seg8-wide-stem9": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=9),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -361,6 +361,7 @@ SUPERVISED = (
     "n_blocks",
     "attention_kernel_size",
     "conv_kernel_size",
+    "stem_kernel_size",
     "input_differences",
     "series_normalization",
     "d_ff",

@@ -112,6 +112,16 @@ class EncoderConfig:
         "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
         "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
     )
+    stem_kernel_size: int = setting(
+        1,
+        lambda v: is_positive_int(v) and v % 2 == 1,
+        "a positive odd int (1, 5, 9)",
+        "int, default=1\n"
+        "    Steps the input stem reads for each token: 1 is the paper's per-step linear projection; an odd\n"
+        "    k > 1 a convolution over the k steps centred on it, so that each token carries the local shape\n"
+        "    and not only the values at one step (with one channel a per-step projection gives every token\n"
+        "    one number times a fixed vector). Padded steps read as 0 (docs/model.md).",
+    )
     input_differences: bool = setting(
         False,
         is_switch,

@@ -12,6 +12,11 @@ from torch import nn
 SERIES_STD_FLOOR = 0.01
 
 
+def kernel_size_of(projection: nn.Module) -> int:
+    """The steps the stem's projection reads per token: 1 for the per-step ``Linear``."""
+    return projection.kernel_size[0] if isinstance(projection, nn.Conv1d) else 1
+
+
 class InputEmbedding(nn.Module):
     """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem).
 
@@ -31,6 +36,8 @@ class InputEmbedding(nn.Module):
         Also project each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first step), each
         multiplied by the buffer ``difference_scale`` ``(C,)`` (1 until :meth:`fit_difference_scale` sets it
         from training data): the projection then reads ``2 C`` values per step.
+    kernel_size : int
+        1: ``Linear`` per step; an odd k > 1: a ``Conv1d`` over the k steps centred on each (zero padding).
     series_normalization : bool
         Read each series' channels standardised by their own mean and standard deviation over the series' real
         steps (:meth:`normalized_series`), then, as constant channels, that mean and the log of that standard
@@ -46,12 +53,16 @@ class InputEmbedding(nn.Module):
         dropout: float = 0.1,
         differences: bool = False,
         series_normalization: bool = False,
+        kernel_size: int = 1,
     ):
         super().__init__()
         self.differences = bool(differences)
         self.series_normalization = bool(series_normalization)
         width = n_channels * (1 + self.differences + 2 * self.series_normalization)
-        self.projection = nn.Linear(width, d_model)
+        # kernel 1: the per-step Linear (the paper's stem, state dicts as before); else a centred Conv1d
+        self.projection = (
+            nn.Linear(width, d_model) if kernel_size == 1 else nn.Conv1d(width, d_model, kernel_size, padding="same")
+        )
         if self.differences:
             self.register_buffer("difference_scale", torch.ones(n_channels))
         self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
@@ -107,7 +118,12 @@ class InputEmbedding(nn.Module):
         if self.differences:
             parts.append(self.first_differences(x, valid) * self.difference_scale.to(x.dtype))
         x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
-        h = self.projection(x) * self.scale + self.positions(x.shape[1])
+        h = (
+            self.projection(x)
+            if kernel_size_of(self.projection) == 1
+            else self.projection(x.transpose(1, 2)).transpose(1, 2)
+        )
+        h = h * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)
         if valid is not None:
             h = h * valid.unsqueeze(-1)

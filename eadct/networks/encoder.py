@@ -107,6 +107,7 @@ class EADCTEncoder(nn.Module):
             config.dropout,
             config.input_differences,
             config.series_normalization,
+            config.stem_kernel_size,
         )
         self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 

@@ -63,6 +63,7 @@ REFERENCE_DEFAULTS = {
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
     "series_normalization": False,
+    "stem_kernel_size": 1,
     "validation_fraction": 0.1,
     "wide_scales": False,
     "window_slicing": 0.0,
