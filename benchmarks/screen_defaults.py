@@ -279,6 +279,13 @@ CANDIDATES = {
     # sets that ship with sktime, docs/accuracy.md, "Diagnostic: the defaults on the sets that ship with sktime")
     "short-segments-all-swa20-b8-seg8-wide-stem5": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=5),
     "short-segments-all-swa20-b8-seg8-wide-stem9": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=9),
+    # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
+    # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
+    "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),
+    "short-segments-ridge-swa20-cap900-stem9": dict(SWA20_RIDGE, max_steps=900, stem_kernel_size=9),
+    "short-segments-ridge-swa20-cap900-diff-stem9": dict(
+        SWA20_RIDGE, max_steps=900, input_differences=True, stem_kernel_size=9
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -43,6 +43,17 @@ def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, 
 AUTO_ATTENTION_TOKENS = 128
 
 
+#: ``stem_kernel_size="auto"`` reads this many steps per token where the input has one channel (docs/model.md).
+AUTO_STEM_KERNEL = 9
+
+
+def auto_stem_kernel(n_channels: int) -> int:
+    """The kernel of ``stem_kernel_size="auto"`` for ``n_channels`` input channels (the one rule):
+    :data:`AUTO_STEM_KERNEL` steps for a single channel, whose per-step projection gives every token one number
+    times a fixed vector; 1, the paper's per-step projection, for several."""
+    return AUTO_STEM_KERNEL if n_channels == 1 else 1
+
+
 def auto_downsample(length: int, tokens: int = AUTO_ATTENTION_TOKENS) -> int:
     """The factor of ``attention_downsample="auto"`` for series of ``length`` steps (the one rule): the
     smallest that leaves attention at most ``tokens`` tokens."""
@@ -112,15 +123,16 @@ class EncoderConfig:
         "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
         "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
     )
-    stem_kernel_size: int = setting(
+    stem_kernel_size: int | str = setting(
         1,
-        lambda v: is_positive_int(v) and v % 2 == 1,
-        "a positive odd int (1, 5, 9)",
-        "int, default=1\n"
+        lambda v: v == "auto" or (is_positive_int(v) and v % 2 == 1),
+        "a positive odd int (1, 5, 9) or 'auto'",
+        'int or "auto", default=1\n'
         "    Steps the input stem reads for each token: 1 is the paper's per-step linear projection; an odd\n"
         "    k > 1 a convolution over the k steps centred on it, so that each token carries the local shape\n"
         "    and not only the values at one step (with one channel a per-step projection gives every token\n"
-        "    one number times a fixed vector). Padded steps read as 0 (docs/model.md).",
+        '    one number times a fixed vector). Padded steps read as 0. "auto": the rule of\n'
+        "    :func:`eadct.networks.config.auto_stem_kernel`, 9 steps for one channel, else 1 (docs/model.md).",
     )
     input_differences: bool = setting(
         False,
@@ -192,6 +204,8 @@ class EncoderConfig:
             raise ValueError("; ".join(problems))
         if self.attention_downsample == "auto":
             object.__setattr__(self, "attention_downsample", auto_downsample(self.max_len))
+        if self.stem_kernel_size == "auto":
+            object.__setattr__(self, "stem_kernel_size", auto_stem_kernel(self.n_channels))
 
     @property
     def d_attention(self) -> int:
