@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import io
+import math
 import os
 import socket
 import threading
@@ -279,6 +280,21 @@ def test_shared_archive_dataset_matches_registry(name):
         X, y = load_dataset(name, split, folder, download=False)
         assert len(X) == info.n_samples(split) == len(y)
     print(f"{name}: {time.perf_counter() - tic:.2f} s")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n, i in REGISTRY.items() if i.scale_spread is not None])
+def test_shared_archive_dataset_scale_spread_matches_registry(name):
+    """The registry's scale spread (what ``wide_scales="auto"`` decides, for the tables' keys) is the one that
+    ``benchmarks/scale_spread.py`` reads off the set's TRAIN file."""
+    from eadct.estimators import scale_spread, to_panel
+
+    folder = SHARED / REGISTRY[name].archive
+    if not folder.is_dir():
+        pytest.skip(f"{folder} not present")
+    X, _ = load_dataset(name, "train", folder, download=False)
+    spread = scale_spread(to_panel(X, missing_values="interpolate")).max()
+    assert round(math.log10(spread), 2) == REGISTRY[name].scale_spread
 
 
 def test_cli_check_reads_every_data_dir_and_refuses_unknown_names(isolated, capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -725,3 +726,27 @@ def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_befo
     assert _keys.key_params({}, {"wide_scales": "auto"}, {"wide_scales": False}) == {}
     assert _keys.key_params({}, {}, {"alpha": 0.5}) == {"alpha": 0.5}  # the reference's value, no default changed
     assert _keys.key_params({}, {"max_steps": 900}, {"max_steps": 1200}) == {"max_steps": 1200}
+
+
+def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_of_the_fit_before_it(monkeypatch):
+    """``wide_scales="auto"`` and ``stem_kernel_size="auto"`` decide from the data; on a registered set where they
+    decide the reference's value (its scale spread and channels say so) the key is the one from before the default,
+    so the stored units are found; on a set the registry does not know, or where "auto" acts, "auto" stays keyed."""
+    from eadct.datasets import get_info
+    from eadct.tables import _keys
+
+    table = load_table("accuracy")
+    key = table.model_key("EA-DC (defaults)", "ERing", "defaults")
+    real = _keys.current_defaults
+    monkeypatch.setattr(_keys, "current_defaults", lambda task="classification": {**real(task), "wide_scales": False})
+    assert table.model_key("EA-DC (defaults)", "ERing", "defaults") == key
+    monkeypatch.setattr(_keys, "current_defaults", real)
+    assert get_info("ERing").scale_spread == 0.0 and get_info("ERing").n_channels == 4
+    changed = {"wide_scales": "auto", "stem_kernel_size": "auto", "max_steps": 900}
+    assert _keys.decided(changed, "ERing") == {"max_steps": 900}
+    assert _keys.decided(changed, "Tecator") == {"stem_kernel_size": "auto", "max_steps": 900}  # one channel
+    assert _keys.decided(changed, "PLAID") == changed == _keys.decided(changed, None)  # not in the registry
+    assert _keys.decided(changed, "FaceDetection") == {"wide_scales": "auto", "max_steps": 900}  # spread not measured
+    wide = dataclasses.replace(get_info("ERing"), scale_spread=3.5)
+    monkeypatch.setattr("eadct.datasets.get_info", lambda name: wide)
+    assert _keys.decided(changed, "ERing") == {"wide_scales": "auto", "max_steps": 900}

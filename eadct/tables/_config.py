@@ -137,7 +137,7 @@ class TableConfig:
         spec = self.models[model]
         settings = self.profile(profile).settings(dataset)
         # a default changed since the reference enters as if the row set it (_keys.py)
-        settings["base_params"], changed = key_base(settings["base"], dataset_task(dataset))
+        settings["base_params"], changed = key_base(settings["base"], dataset_task(dataset), dataset)
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,

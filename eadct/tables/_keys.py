@@ -123,14 +123,41 @@ def current_defaults(task: str = "classification") -> dict:
     return {k: v for k, v in estimator_class(task)().get_params().items() if k not in UNKEYED}
 
 
-def key_base(base: str, task: str = "classification") -> tuple[dict, dict]:
+def _data_decisions(info) -> dict:
+    """What each default whose "auto" decides from the data decides on the set of registry entry ``info``, where
+    the entry says (a decision left out where it does not): ``wide_scales`` from its measured scale spread,
+    ``stem_kernel_size`` from its channels."""
+    from ..estimators import SCALE_SPREAD
+    from ..networks.config import auto_stem_kernel
+
+    out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
+    if info.scale_spread is not None:
+        out["wide_scales"] = bool(10**info.scale_spread > SCALE_SPREAD)
+    return out
+
+
+def decided(changed: dict, dataset: str | None) -> dict:
+    """``changed`` less each data-dependent "auto" that decides the reference's value on ``dataset`` (by its
+    registry entry, ``eadct.datasets.get_info``): there the fit is the reference's to every bit, so the key stays
+    the one of the fit before the default changed (``wide_scales="auto"`` on a set whose scales are not wide).
+    A set the registry does not know keeps "auto" in its key."""
+    from ..datasets import get_info
+
+    info = None if dataset is None else get_info(dataset)
+    decisions = {} if info is None else _data_decisions(info)
+    return {k: v for k, v in changed.items()
+            if not (v == "auto" and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
+
+
+def key_base(base: str, task: str = "classification", dataset: str | None = None) -> tuple[dict, dict]:
     """``(base settings, changed settings)`` a unit's key hashes for a profile whose fits start from ``base``
     ("paper": ``eadct.PAPER_CONFIGURATION`` over the defaults; "defaults": the estimators' defaults), on a
     dataset of ``task``.
 
     The base settings are the reference's names with the base's values as the reference has them (the paper's
     values for "paper"); the changed settings are those whose value today differs from that. While nothing
-    has changed since the reference this is the key's former content, so stored results keep their keys."""
+    has changed since the reference this is the key's former content, so stored results keep their keys; nor
+    does a default whose "auto" decides the reference's value on ``dataset`` (:func:`decided`)."""
     from ..estimators import paper_configuration
 
     now = current_defaults(task)
@@ -142,7 +169,7 @@ def key_base(base: str, task: str = "classification") -> tuple[dict, dict]:
         listed = {k: REFERENCE_DEFAULTS[k] for k in REFERENCE_BASE_NAMES}
     reference = {**REFERENCE_DEFAULTS, **listed}
     changed = {k: v for k, v in now.items() if k not in reference or reference[k] != v}
-    return listed, changed
+    return listed, decided(changed, dataset)
 
 
 def key_params(listed: dict, changed: dict, row: dict) -> dict:
