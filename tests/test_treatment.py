@@ -240,3 +240,15 @@ def test_auto_is_the_regressors_only(data):
     X, _ = data
     with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTRegressor only\)"):
         EADCTClassifier(**FAST, input_differences="auto").fit(X, np.arange(24) % 3)
+
+
+def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypatch, recwarn):
+    """The inner split's held-out series may be longer than its fitted part's: predicting them is the choice's
+    business, so the user sees no warning about positions past the training length."""
+    from conftest import make_unequal
+
+    X, _, target = make_unequal(lengths=(3, 15))
+    monkeypatch.setattr(_treatment, "PROXY_MARGIN", 0.0)  # the network's choice, with its inner fits
+    est = EADCTRegressor(**FAST, input_differences="auto").fit(X, target)
+    assert est.treatment_choice_["decided_by"] == "network"
+    assert not [w for w in recwarn if "longer than the longest seen in fit" in str(w.message)]
