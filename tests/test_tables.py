@@ -750,29 +750,3 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     wide = dataclasses.replace(get_info("ERing"), scale_spread=3.5)
     monkeypatch.setattr("eadct.datasets.get_info", lambda name: wide)
     assert _keys.decided(changed, "ERing") == {"wide_scales": "auto", "max_steps": 900}
-
-
-def test_a_classifier_step_cap_that_does_not_bind_keeps_the_key_of_the_fit_before_it(monkeypatch):
-    """A classifier default ``max_steps`` that shortens no stage on a registered set (its TRAIN series at the fit's
-    batch size and epochs) leaves that set's key; where it binds, or where a row's settings make it bind, it stays."""
-    from eadct.tables import _keys
-
-    table = load_table("accuracy")
-    before = {d: table.model_key("EA-DC (defaults)", d, "defaults") for d in ("ERing", "FingerMovements", "Tecator")}
-    real = _keys.current_defaults
-    capped = lambda cap: lambda task="classification": {**real(task), "max_steps": cap}  # noqa: E731
-    monkeypatch.setattr(_keys, "current_defaults", capped(2400))
-    # FingerMovements: 316 series, 40 batches of 8 x 60 epochs = 2,400 steps, not more: the cap does not bind
-    for d in ("ERing", "FingerMovements"):
-        assert table.model_key("EA-DC (defaults)", d, "defaults") == before[d]
-    assert (
-        table.model_key("EA-DC (defaults)", "Tecator", "defaults") != before["Tecator"]
-    )  # the regressor's keys keep it
-    monkeypatch.setattr(_keys, "current_defaults", capped(2399))
-    assert table.model_key("EA-DC (defaults)", "FingerMovements", "defaults") != before["FingerMovements"]
-    assert table.model_key("EA-DC (defaults)", "ERing", "defaults") == before["ERing"]
-    settings = dict(batch_size=8, max_epochs=60, pretrain_epochs=20, max_steps=2400)
-    assert _keys.decided({"max_steps": 2400}, "ERing", "classification", settings) == {}
-    many = dict(settings, max_epochs=700)  # a row's epochs that make it bind on ERing's 30 series
-    assert _keys.decided({"max_steps": 2400}, "ERing", "classification", many) == {"max_steps": 2400}
-    assert _keys.decided({"max_steps": 2400}, "PLAID", "classification", settings) == {"max_steps": 2400}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ._keys import REFERENCE_DEFAULTS, current_defaults, dataset_task, decided, key_base, key_params
+from ._keys import current_defaults, dataset_task, key_base, key_params
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -137,11 +137,7 @@ class TableConfig:
         spec = self.models[model]
         settings = self.profile(profile).settings(dataset)
         # a default changed since the reference enters as if the row set it (_keys.py)
-        task = dataset_task(dataset)
-        settings["base_params"], changed = key_base(settings["base"], task, dataset)
-        if spec.kind == "eadct" and not spec.search:  # the fit's settings, for a cap that may not bind
-            fit = {**REFERENCE_DEFAULTS, **settings["base_params"], **changed, **self.profile(profile).epochs()}
-            changed = decided(changed, dataset, task, {**fit, **settings["params"], **spec.params})
+        settings["base_params"], changed = key_base(settings["base"], dataset_task(dataset), dataset)
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,

@@ -15,8 +15,6 @@ asks for it), so that adding an option keeps every stored result.
 
 from __future__ import annotations
 
-import math
-
 #: The estimators' defaults (``get_params()``; then the classifier's and the regressor's were equal) when the
 #: keys were last reset, without the settings that do not decide a result or that each unit sets (``UNKEYED``).
 REFERENCE_DEFAULTS = {
@@ -138,29 +136,17 @@ def _data_decisions(info) -> dict:
     return out
 
 
-def _cap_binds(info, settings: dict) -> bool:
-    """Whether ``max_steps`` shortens a training stage of a fit with ``settings`` on the set of registry entry
-    ``info``: counted on all its TRAIN series (a fit trains on at most those: an upper bound)."""
-    steps = math.ceil(info.n_train / settings["batch_size"])
-    return steps * max(settings["max_epochs"], settings["pretrain_epochs"]) > settings["max_steps"]
-
-
-def decided(changed: dict, dataset: str | None, task: str = "regression", settings: dict | None = None) -> dict:
-    """``changed`` less each default that leaves the fit the reference's on ``dataset`` (by its registry entry,
-    ``eadct.datasets.get_info``), so the key stays the one of the fit before the default changed: a data-dependent
-    "auto" that decides the reference's value (``wide_scales="auto"`` on a set whose scales are not wide), and the
-    classifier's step cap where it does not bind under the fit's ``settings`` (given only where no search varies
-    them). A set the registry does not know keeps them in its key; so do the regressor's cap and its keys."""
+def decided(changed: dict, dataset: str | None) -> dict:
+    """``changed`` less each data-dependent "auto" that decides the reference's value on ``dataset`` (by its
+    registry entry, ``eadct.datasets.get_info``): there the fit is the reference's to every bit, so the key stays
+    the one of the fit before the default changed (``wide_scales="auto"`` on a set whose scales are not wide).
+    A set the registry does not know keeps "auto" in its key."""
     from ..datasets import get_info
 
     info = None if dataset is None else get_info(dataset)
     decisions = {} if info is None else _data_decisions(info)
-    out = {k: v for k, v in changed.items()
-           if not (v == "auto" and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
-    if info is not None and task == "classification" and settings and out.get("max_steps") is not None:
-        if not _cap_binds(info, settings):
-            del out["max_steps"]
-    return out
+    return {k: v for k, v in changed.items()
+            if not (v == "auto" and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
 
 
 def key_base(base: str, task: str = "classification", dataset: str | None = None) -> tuple[dict, dict]:
@@ -183,7 +169,7 @@ def key_base(base: str, task: str = "classification", dataset: str | None = None
         listed = {k: REFERENCE_DEFAULTS[k] for k in REFERENCE_BASE_NAMES}
     reference = {**REFERENCE_DEFAULTS, **listed}
     changed = {k: v for k, v in now.items() if k not in reference or reference[k] != v}
-    return listed, decided(changed, dataset, task)
+    return listed, decided(changed, dataset)
 
 
 def key_params(listed: dict, changed: dict, row: dict) -> dict:
