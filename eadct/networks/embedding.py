@@ -1,4 +1,5 @@
-"""Input stem: per-step linear projection plus a learnable absolute position table."""
+"""Input stem: a per-step linear projection (or a convolution over a few steps) plus a learnable absolute position
+table."""
 
 from __future__ import annotations
 
@@ -12,13 +13,9 @@ from torch import nn
 SERIES_STD_FLOOR = 0.01
 
 
-def kernel_size_of(projection: nn.Module) -> int:
-    """The steps the stem's projection reads per token: 1 for the per-step ``Linear``."""
-    return projection.kernel_size[0] if isinstance(projection, nn.Conv1d) else 1
-
-
 class InputEmbedding(nn.Module):
-    """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem).
+    """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem); with
+    ``kernel_size`` k > 1 the projection is a ``Conv1d`` over the k steps centred on each.
 
     Parameters
     ----------
@@ -110,6 +107,12 @@ class InputEmbedding(nn.Module):
         scale = torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std))
         self.difference_scale.copy_(scale.to(self.difference_scale.dtype))
 
+    def project(self, x: torch.Tensor) -> torch.Tensor:
+        """The projection of ``(B, N, width)`` stem inputs to ``(B, N, d)``: per step, or over centred windows."""
+        if isinstance(self.projection, nn.Linear):
+            return self.projection(x)
+        return self.projection(x.transpose(1, 2)).transpose(1, 2)
+
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
         if valid is not None:
@@ -118,12 +121,7 @@ class InputEmbedding(nn.Module):
         if self.differences:
             parts.append(self.first_differences(x, valid) * self.difference_scale.to(x.dtype))
         x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
-        h = (
-            self.projection(x)
-            if kernel_size_of(self.projection) == 1
-            else self.projection(x.transpose(1, 2)).transpose(1, 2)
-        )
-        h = h * self.scale + self.positions(x.shape[1])
+        h = self.project(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)
         if valid is not None:
             h = h * valid.unsqueeze(-1)
