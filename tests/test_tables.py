@@ -750,3 +750,25 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     wide = dataclasses.replace(get_info("ERing"), scale_spread=3.5)
     monkeypatch.setattr("eadct.datasets.get_info", lambda name: wide)
     assert _keys.decided(changed, "ERing") == {"wide_scales": "auto", "max_steps": 900}
+
+
+def test_a_classification_unit_records_where_wide_scales_acted(tiny_setup, tmp_path, monkeypatch):
+    """``wide_scales="auto"`` (the classifier's default): the channels it logged and read series by series are in
+    the unit's hyperparameters, and in the report where there are any."""
+    from eadct.estimators import _data
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    runs = {}
+    for name, spread in (("none", _data.SCALE_SPREAD), ("all", 0.5)):  # a spread of 0.5: every channel passes
+        monkeypatch.setattr(_data, "SCALE_SPREAD", spread)
+        out = tmp_path / name
+        run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], datasets=["TinyTabC"],
+                  models=["Transformer"], log=lambda *a: None)  # fmt: skip
+        res = json.loads(result_path(out, table, "Transformer", "TinyTabC", "tinydefaults", 0).read_text())
+        runs[name] = (res["hyperparameters"]["wide_scale_channels"], out)
+    assert runs["none"][0] == [] and runs["all"][0] == [0, 1]
+    md = {
+        k: build_report(table, "tinydefaults", out, tmp_path / k, figure=False)[0].read_text()
+        for k, (_, out) in runs.items()
+    }
+    assert "wide_scale_channels=[0, 1]" in md["all"] and "wide_scale_channels" not in md["none"]

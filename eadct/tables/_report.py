@@ -368,12 +368,13 @@ def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
 _SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
                           "attention_kernel_size", "attention_downsample", "head_alpha",
                           "head_input_parts", "head_input_weight", "input_differences_chosen",
-                          "input_differences_decided_by")  # fmt: skip
+                          "input_differences_decided_by", "wide_scale_channels")  # fmt: skip
 
 
 def _off_input_path(name: str, value) -> bool:
-    """The regressor's input path when it is off (``head_input_parts=None``): not worth a word on each line."""
-    return name == "head_input_parts" and value is None
+    """An option that did nothing (the regressor's ``head_input_parts=None``, ``wide_scales="auto"`` on no channel):
+    not worth a word on each line."""
+    return (name == "head_input_parts" and value is None) or (name == "wide_scale_channels" and not value)
 
 
 def _hyperparameter_lines(results: dict) -> list[str]:

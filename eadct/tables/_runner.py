@@ -111,6 +111,8 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     if hasattr(est, "treatment_choice_"):  # input_differences="auto": the treatment it chose on TRAIN
         hyper["input_differences_chosen"] = bool(est.input_differences_)
         hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
+    if getattr(est, "wide_scales", None) == "auto" and hasattr(est, "wide_scale_channels_"):  # where "auto" acted
+        hyper["wide_scale_channels"] = [i for i, wide in enumerate(est.wide_scale_channels_) if wide]
     if hasattr(est, "head_input_weight_"):  # with head_input_parts: the input block's weight leave-one-out chose
         hyper["head_input_weight"] = est.head_input_weight_.tolist()
     ckpt.unlink(missing_ok=True)
