@@ -279,6 +279,9 @@ CANDIDATES = {
     # sets that ship with sktime, docs/accuracy.md, "Diagnostic: the defaults on the sets that ship with sktime")
     "short-segments-all-swa20-b8-seg8-wide-stem5": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=5),
     "short-segments-all-swa20-b8-seg8-wide-stem9": dict(SWA20_B8_SEG8, wide_scales="auto", stem_kernel_size=9),
+    # today's classifier defaults with the input's first differences: a lead on the univariate sets (docs/accuracy.md,
+    # "Lead: the input's first differences in the classifier, on univariate sets"); on PLAID on top of wide_scales
+    "short-segments-all-swa20-b8-seg8-wide-diff": dict(SWA20_B8_SEG8, wide_scales="auto", input_differences=True),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),
