@@ -30,6 +30,7 @@ from ..training import StageSettings
 from ._input import _series_list
 from ._params import PARAMS
 from ._proxy import MIN_SERIES, proxy_scores
+from ._warn import LongerSeriesWarning
 
 #: The differences are chosen where their inner RMSE is below this times the treatment without them (passed on
 #: fresh splits; docs/accuracy.md).
@@ -113,7 +114,7 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
         inner = clone(est).set_params(input_differences=differences, checkpoint_path=None)
         inner.fit(take(fit_idx), y_arr[fit_idx], X_unlabeled=X_unlabeled)
         with warnings.catch_warnings():  # a held-out series longer than the fitted part's: the choice's, not the user's
-            warnings.filterwarnings("ignore", message="X has series of up to", category=UserWarning)
+            warnings.simplefilter("ignore", LongerSeriesWarning)
             predicted = inner.predict(take(hold_idx))
         error = (predicted - y_arr[hold_idx]).reshape(len(hold_idx), -1) / scale
         choice["rmse_with" if differences else "rmse_without"] = float(np.sqrt(np.mean(error**2)))

@@ -27,6 +27,11 @@ def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
+class LongerSeriesWarning(UserWarning):
+    """``predict`` got series longer than the longest seen in ``fit`` (:func:`warn_longer`); its own class so that
+    code which predicts for its own purposes (the inner split of ``input_differences="auto"``) can silence it."""
+
+
 def warn_longer(estimator, longest: int) -> None:
     """Warn that ``predict`` got series longer than the longest seen in ``fit`` and what that means."""
     n = estimator.n_timepoints_
@@ -37,4 +42,5 @@ def warn_longer(estimator, longest: int) -> None:
     warn_user(
         f"X has series of up to {longest} steps, longer than the longest seen in fit ({n}); positions past "
         f"{n} reuse the last learned positional embedding" + (flat if estimator.pooling == "flatten" else "."),
+        LongerSeriesWarning,
     )

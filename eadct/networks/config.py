@@ -18,6 +18,10 @@ def is_positive_int(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
 
 
+def is_positive_odd_int(v) -> bool:
+    return is_positive_int(v) and v % 2 == 1
+
+
 def is_unit_interval(v) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v <= 1.0
 
@@ -111,7 +115,7 @@ class EncoderConfig:
     )
     attention_kernel_size: int = setting(
         3,
-        lambda v: is_positive_int(v) and v % 2 == 1,
+        is_positive_odd_int,
         "a positive odd int (1, 3, 5)",
         "int, default=3\n    Kernel of the 2D convolution over the attention maps (1, 3 or 5 in the paper).",
     )
@@ -125,7 +129,7 @@ class EncoderConfig:
     )
     stem_kernel_size: int | str = setting(
         1,
-        lambda v: v == "auto" or (is_positive_int(v) and v % 2 == 1),
+        lambda v: v == "auto" or is_positive_odd_int(v),
         "a positive odd int (1, 5, 9) or 'auto'",
         'int or "auto", default=1\n'
         "    Steps the input stem reads for each token: 1 is the paper's per-step linear projection; an odd\n"

@@ -371,7 +371,7 @@ _SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta"
                           "input_differences_decided_by", "wide_scale_channels")  # fmt: skip
 
 
-def _off_input_path(name: str, value) -> bool:
+def _did_nothing(name: str, value) -> bool:
     """An option that did nothing (the regressor's ``head_input_parts=None``, ``wide_scales="auto"`` on no channel):
     not worth a word on each line."""
     return (name == "head_input_parts" and value is None) or (name == "wide_scale_channels" and not value)
@@ -386,7 +386,7 @@ def _hyperparameter_lines(results: dict) -> list[str]:
     ]
     for (m, d), runs in results.items():
         h = runs[0]["hyperparameters"]
-        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h and not _off_input_path(k, h[k]))
+        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h and not _did_nothing(k, h[k]))
         shown = shown or ", ".join(f"{k}={v}" for k, v in h.items())
         md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
     return md + [""]
