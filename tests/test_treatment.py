@@ -7,11 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import TINY, make_panel
+from conftest import TINY, TINY_REPR, make_panel
 from sklearn.base import clone
 
 import eadct
-from eadct import EADCTClassifier, EADCTRegressor
+from eadct import EADCTRegressor
 from eadct.estimators import _proxy, _treatment
 
 FAST = dict(TINY, max_epochs=2)
@@ -236,10 +236,10 @@ def test_auto_reports_bad_input_as_the_plain_fit_does(data):
     assert str(auto.value) == str(plain.value)
 
 
-def test_auto_is_the_regressors_only(data):
+def test_auto_is_the_supervised_estimators_only(data):
     X, _ = data
-    with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTRegressor only\)"):
-        EADCTClassifier(**FAST, input_differences="auto").fit(X, np.arange(24) % 3)
+    with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTClassifier and"):
+        eadct.EADCTRepresentation(**TINY_REPR, input_differences="auto").fit(X)
 
 
 def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypatch, recwarn):

@@ -9,9 +9,21 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
+from ._data import univariate_differences
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
 from ._params import CLASSIFIER, CLASSIFIER_DEFAULTS
 from ._signature import make_init
+from ._treatment import is_auto
+
+#: ``EADCTClassifier``'s text of ``input_differences``, which also takes "auto" (a rule on X, not a choice by fits
+#: as the regressor's).
+DIFFERENCES_DOC = doc_with_default("input_differences", CLASSIFIER_DEFAULTS.get("input_differences", False)).replace(
+    "bool, ", 'bool or "auto", ', 1
+) + (
+    '\n    "auto": the differences where X has one channel and ``wide_scales`` acts on none (a univariate'
+    "\n    series, standardised as a whole, whose shape the slopes carry); elsewhere none. What it decided:"
+    "\n    ``input_differences_`` (docs/accuracy.md)."
+)
 
 
 class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
@@ -25,10 +37,13 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(CLASSIFIER, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()})}
+{parameters_doc(CLASSIFIER, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()},
+                input_differences=DIFFERENCES_DOC)}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+    input_differences_ : bool
+        Whether the network reads the first differences: ``input_differences``, or what "auto" decided.
 {FITTED_DOC}
     Examples
     --------
@@ -60,7 +75,9 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         -------
         self
         """
-        panel = self._start_supervised_fit(X, y)
+        params = self.get_params()  # "auto" checked as either of its outcomes: the encoder checks a bool
+        params.update({"input_differences": False} if is_auto(self.input_differences) else {})
+        panel = self._start_supervised_fit(X, y, params)
         y = column_or_1d(y, warn=True)
         self._check_n_samples(panel, y)
         classes, encoded = _unique_labels(y, type(self).__name__)  # before sklearn's check, which sorts y too
@@ -72,6 +89,8 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
                 else "y is empty."
             )
         self.classes_ = classes
+        auto = is_auto(self.input_differences)
+        self.input_differences_ = univariate_differences(panel, self.wide_scales) if auto else self.input_differences
         return self._fit_network(
             panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled
         )

@@ -54,6 +54,15 @@ def wide_scale_channels(panel: Panel, wide_scales) -> np.ndarray:
     return scale_spread(panel) > SCALE_SPREAD
 
 
+def univariate_differences(panel: Panel, wide_scales) -> bool:
+    """``EADCTClassifier(input_differences="auto")``'s rule: the stem reads the first differences where X has one
+    channel and ``wide_scales`` acts on none. With one channel the per-step stem sees one number per step, and the
+    slopes carry the shape that a standardised univariate series keeps; a channel of wide scales is read series by
+    series already, and there the differences lost (docs/accuracy.md, "Lead: the input's first differences in the
+    classifier, on univariate sets")."""
+    return bool(panel.n_channels == 1 and not wide_scale_channels(panel, wide_scales).any())
+
+
 def log_scales(panel: Panel, log_inputs, also=None) -> np.ndarray:
     """Per channel, the scale ``s`` of the signed log ``sign(x) * log1p(|x| / s)`` that ``log_inputs`` applies
     (``(C,)``; 0 where the channel stays as it is): ``s`` is the median of the channel's non-zero absolute TRAIN

@@ -141,7 +141,7 @@ class EncoderConfig:
     input_differences: bool = setting(
         False,
         is_switch,
-        'True or False ("auto": EADCTRegressor only)',
+        'True or False ("auto": EADCTClassifier and EADCTRegressor only)',
         "bool, default=False\n"
         "    The input stem also reads each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first\n"
         "    step), scaled to unit standard deviation over the training series: the local slope beside the\n"

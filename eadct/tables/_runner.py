@@ -108,8 +108,9 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     }
     if hasattr(est, "head_alpha_"):  # the regressor's ridge refit: the strength leave-one-out chose on TRAIN
         hyper["head_alpha"] = est.head_alpha_.ravel().tolist()
-    if hasattr(est, "treatment_choice_"):  # input_differences="auto": the treatment it chose on TRAIN
+    if est.get_params().get("input_differences") == "auto":  # what "auto" took on TRAIN (rule or choice)
         hyper["input_differences_chosen"] = bool(est.input_differences_)
+    if hasattr(est, "treatment_choice_"):  # the regressor's "auto": which judge chose
         hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
     if getattr(est, "wide_scales", None) == "auto" and hasattr(est, "wide_scale_channels_"):  # where "auto" acted
         hyper["wide_scale_channels"] = [i for i, wide in enumerate(est.wide_scale_channels_) if wide]
