@@ -25,6 +25,11 @@ DIFFERENCES_DOC = doc_with_default("input_differences", CLASSIFIER_DEFAULTS.get(
     "\n    ``input_differences_`` (docs/accuracy.md)."
 )
 
+_PARAMETERS_DOC = parameters_doc(
+    CLASSIFIER,
+    **{**{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()}, "input_differences": DIFFERENCES_DOC},
+)
+
 
 class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series classifier on the EA-DC-Transformer (Wang et al., TPAMI 2023).
@@ -37,8 +42,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(CLASSIFIER, **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()},
-                input_differences=DIFFERENCES_DOC)}
+{_PARAMETERS_DOC}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
