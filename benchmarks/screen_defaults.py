@@ -282,6 +282,9 @@ CANDIDATES = {
     # today's classifier defaults with the input's first differences: a lead on the univariate sets (docs/accuracy.md,
     # "Lead: the input's first differences in the classifier, on univariate sets"); on PLAID on top of wide_scales
     "short-segments-all-swa20-b8-seg8-wide-diff": dict(SWA20_B8_SEG8, wide_scales="auto", input_differences=True),
+    # the classifier's defaults since input_differences="auto" became one: the differences where X has one channel
+    # that wide_scales leaves as it is (docs/accuracy.md, "Candidate default: the first differences for one channel")
+    "short-segments-all-swa20-b8-seg8-wide-udiff": dict(SWA20_B8_SEG8, wide_scales="auto", input_differences="auto"),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),

@@ -132,10 +132,12 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     def decides(est_params):
         return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}
 
-    classifier = screen.resolve("short-segments-all-swa20-b8-seg8-wide", EADCTClassifier)
+    classifier = screen.resolve("short-segments-all-swa20-b8-seg8-wide-udiff", EADCTClassifier)
     assert classifier == decides(EADCTClassifier().get_params())
+    wide = screen.resolve("short-segments-all-swa20-b8-seg8-wide", EADCTClassifier)
+    assert {**wide, "input_differences": "auto"} == classifier and wide["input_differences"] is False
     before_wide = screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier)
-    assert {**before_wide, "wide_scales": "auto"} == classifier and before_wide["wide_scales"] is False
+    assert {**before_wide, "wide_scales": "auto"} == wide and before_wide["wide_scales"] is False
     regressor = screen.resolve("short-segments-ridge-swa20-cap900-auto", EADCTRegressor)
     assert regressor == decides(EADCTRegressor().get_params())
     # before "auto", and before the cap of 900, which on the screen's splits binds on FloodModeling1 only

@@ -67,3 +67,12 @@ def test_a_bad_value_names_the_parameter_and_what_it_takes():
     X, y = make_panel(n=20, channels=1)
     with pytest.raises(ValueError, match=r"input_differences must be True or False \("):
         EADCTClassifier(**FAST, input_differences="yes").fit(X, y)
+
+
+def test_auto_is_the_classifiers_default_and_the_paper_reads_the_values_alone():
+    import eadct
+
+    assert EADCTClassifier().input_differences == "auto"
+    assert 'default="auto"' in EADCTClassifier.__doc__.split("input_differences :")[1].split("\n")[0]
+    for task in ("classification", "regression"):
+        assert eadct.paper_configuration(task)["input_differences"] is False

@@ -713,16 +713,21 @@ def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
 
 
 def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch):
-    """``wide_scales=False`` on a classification set is the classifier's fit before the option: the same key (so
-    the same stored units) as the defaults' row had then; a row's other settings stay in its key as they are."""
+    """``wide_scales=False`` and ``input_differences=False`` on a classification set are the classifier's fit
+    before those "auto" defaults: the same key (so the same stored units) as the defaults' row had then; a row's
+    other settings stay in its key as they are."""
     from eadct.tables import _keys
 
     table = load_table("unseen")
-    today = table.model_key("EA-DC (wide_scales=False)", "PLAID", "defaults")
-    assert today != table.model_key("EA-DC (defaults)", "PLAID", "defaults")
     real = _keys.current_defaults
-    monkeypatch.setattr(_keys, "current_defaults", lambda task="classification": {**real(task), "wide_scales": False})
-    assert table.model_key("EA-DC (defaults)", "PLAID", "defaults") == today
+    for row, before in (("EA-DC (input_differences=False)", {"input_differences": False}),
+                        ("EA-DC (wide_scales=False, input_differences=False)",
+                         {"input_differences": False, "wide_scales": False})):  # fmt: skip
+        today = table.model_key(row, "PLAID", "defaults")
+        assert today != table.model_key("EA-DC (defaults)", "PLAID", "defaults")
+        monkeypatch.setattr(_keys, "current_defaults", lambda task="classification", b=before: {**real(task), **b})
+        assert table.model_key("EA-DC (defaults)", "PLAID", "defaults") == today
+        monkeypatch.setattr(_keys, "current_defaults", real)
     assert _keys.key_params({}, {"wide_scales": "auto"}, {"wide_scales": False}) == {}
     assert _keys.key_params({}, {}, {"alpha": 0.5}) == {"alpha": 0.5}  # the reference's value, no default changed
     assert _keys.key_params({}, {"max_steps": 900}, {"max_steps": 1200}) == {"max_steps": 1200}
@@ -747,6 +752,11 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     assert _keys.decided(changed, "Tecator") == {"stem_kernel_size": "auto", "max_steps": 900}  # one channel
     assert _keys.decided(changed, "PLAID") == changed == _keys.decided(changed, None)  # not in the registry
     assert _keys.decided(changed, "FaceDetection") == {"wide_scales": "auto", "max_steps": 900}  # spread not measured
+    # the classifier's input_differences="auto": never on a set of several channels; the regressor's is a choice
+    # by fits, which the registry cannot decide
+    assert _keys.decided({"input_differences": "auto"}, "FaceDetection") == {}
+    assert _keys.decided({"input_differences": "auto"}, "Tecator") == {"input_differences": "auto"}
+    assert _keys.decided({"input_differences": "auto"}, "ArrowHead") == {"input_differences": "auto"}  # unregistered
     wide = dataclasses.replace(get_info("ERing"), scale_spread=3.5)
     monkeypatch.setattr("eadct.datasets.get_info", lambda name: wide)
     assert _keys.decided(changed, "ERing") == {"wide_scales": "auto", "max_steps": 900}
@@ -766,6 +776,9 @@ def test_a_classification_unit_records_where_wide_scales_acted(tiny_setup, tmp_p
                   models=["Transformer"], log=lambda *a: None)  # fmt: skip
         res = json.loads(result_path(out, table, "Transformer", "TinyTabC", "tinydefaults", 0).read_text())
         runs[name] = (res["hyperparameters"]["wide_scale_channels"], out)
+        # input_differences="auto" (also the classifier's default): what its rule decided, never with two channels
+        assert res["hyperparameters"]["input_differences_chosen"] is False
+        assert "input_differences_decided_by" not in res["hyperparameters"]  # the regressor's judges only
     assert runs["none"][0] == [] and runs["all"][0] == [0, 1]
     md = {
         k: build_report(table, "tinydefaults", out, tmp_path / k, figure=False)[0].read_text()

@@ -24,11 +24,11 @@ PAPER_CONFIGURATION = {
     "average_epochs": None,
     "n_estimators": 1,
     "wide_scales": False,
+    "input_differences": False,
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
-#: fine-tuned, without the ridge refit, no cap on the optimizer steps, and the input as it is, without its
-#: differences (docs/training.md).
-PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "input_differences": False}
+#: fine-tuned, without the ridge refit, and no cap on the optimizer steps (docs/training.md).
+PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None}
 
 
 def paper_configuration(task: str = "classification") -> dict:

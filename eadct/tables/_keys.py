@@ -126,13 +126,16 @@ def current_defaults(task: str = "classification") -> dict:
 def _data_decisions(info) -> dict:
     """What each default whose "auto" decides from the data decides on the set of registry entry ``info``, where
     the entry says (a decision left out where it does not): ``wide_scales`` from its measured scale spread,
-    ``stem_kernel_size`` from its channels."""
+    ``stem_kernel_size`` from its channels, and on a classification set the classifier's ``input_differences``
+    from its channels and ``wide_scales``' decision (``univariate_differences``: never with several channels)."""
     from ..estimators import SCALE_SPREAD
     from ..networks.config import auto_stem_kernel
 
     out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
     if info.scale_spread is not None:
         out["wide_scales"] = bool(10**info.scale_spread > SCALE_SPREAD)
+    if info.task == "classification" and (info.n_channels > 1 or "wide_scales" in out):
+        out["input_differences"] = bool(info.n_channels == 1 and not out["wide_scales"])
     return out
 
 
