@@ -58,8 +58,8 @@ def univariate_differences(panel: Panel, wide_scales) -> bool:
     """``EADCTClassifier(input_differences="auto")``'s rule: the stem reads the first differences where X has one
     channel and ``wide_scales`` acts on none. With one channel the per-step stem sees one number per step, and the
     slopes carry the shape that a standardised univariate series keeps; a channel of wide scales is read series by
-    series already, and there the differences lost (docs/accuracy.md, "Lead: the input's first differences in the
-    classifier, on univariate sets")."""
+    series already, and there the differences lost (docs/accuracy.md, "Candidate default: the first differences for
+    one channel")."""
     return bool(panel.n_channels == 1 and not wide_scale_channels(panel, wide_scales).any())
 
 
