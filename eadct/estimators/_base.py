@@ -36,7 +36,7 @@ from ._param import plain
 from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
 from ._signature import check_params
-from ._treatment import chosen
+from ._treatment import as_checked, chosen
 from ._warn import warn_longer, warn_user
 
 
@@ -94,9 +94,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         panel = to_panel(X, missing_values=self.missing_values, estimator_name=name, n_channels=channels)
         return fill_missing(panel) if self.missing_values == "interpolate" else panel
 
-    def _start_supervised_fit(self, X, y, params: dict | None = None) -> Panel:
-        """Check the parameters (``get_params()``, or ``params``), X and y given: every supervised fit's start."""
-        check_params(self.get_params() if params is None else params, type(self).__name__)
+    def _start_supervised_fit(self, X, y) -> Panel:
+        """Check the parameters, X and y given: every supervised fit's start."""
+        check_params(as_checked(self.get_params()), type(self).__name__)
         panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")

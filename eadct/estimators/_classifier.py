@@ -79,9 +79,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         -------
         self
         """
-        params = self.get_params()  # "auto" checked as either of its outcomes: the encoder checks a bool
-        params.update({"input_differences": False} if is_auto(self.input_differences) else {})
-        panel = self._start_supervised_fit(X, y, params)
+        panel = self._start_supervised_fit(X, y)
         y = column_or_1d(y, warn=True)
         self._check_n_samples(panel, y)
         classes, encoded = _unique_labels(y, type(self).__name__)  # before sklearn's check, which sorts y too

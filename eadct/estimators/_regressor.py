@@ -86,9 +86,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         -------
         self
         """
-        params = self.get_params()  # "auto" checked as either of its outcomes: the encoder checks a bool
-        params.update({"input_differences": False} if is_auto(self.input_differences) else {})
-        panel = self._start_supervised_fit(X, y, params)  # bad input: the same error with and without "auto"
+        panel = self._start_supervised_fit(X, y)
         check_refit(self.head_refit, self.head_hidden_size, type(self).__name__, self.head_input_parts, self.loss)
         y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
         self._check_n_samples(panel, y)

@@ -70,6 +70,12 @@ def is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
 
 
+def as_checked(params: dict) -> dict:
+    """``params`` as the parameter check sees them: ``input_differences="auto"`` (the supervised estimators') as one
+    of its outcomes, since the encoder checks a bool, so that bad input gets the same error with and without it."""
+    return {**params, "input_differences": False} if is_auto(params.get("input_differences")) else params
+
+
 def chosen(est) -> dict:
     """The encoder settings that "auto" chose in fit (empty before fit, and without "auto"): the input's
     differences, and each series' own standardisation where ``wide_scales`` found a channel of wide scales."""
