@@ -762,6 +762,23 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     assert _keys.decided(changed, "ERing") == {"wide_scales": "auto", "max_steps": 900}
 
 
+def test_a_threshold_for_wide_scales_is_decided_from_the_registry_as_auto_is(monkeypatch):
+    """``wide_scales=100.0`` among the defaults: on a registered set whose spread it does not pass, it and the
+    classifier's ``input_differences="auto"`` leave the key as "auto" left it; on one it passes it stays keyed and
+    takes the differences' decision with it; an unregistered set keeps both."""
+    from eadct.datasets import get_info
+    from eadct.tables import _keys
+
+    changed = {"wide_scales": 100.0, "input_differences": "auto"}
+    assert get_info("BasicMotions").scale_spread == 1.75  # the widest shared classification set
+    assert _keys.decided(changed, "BasicMotions") == {} == _keys.decided({**changed, "wide_scales": "auto"}, "ERing")
+    assert _keys.decided(changed, "Covid3Month_disc") == changed  # not in the registry
+    counts = dataclasses.replace(get_info("ERing"), n_channels=1, scale_spread=2.45)  # one channel of counts
+    monkeypatch.setattr("eadct.datasets.get_info", lambda name: counts)
+    assert _keys.decided(changed, "ERing") == {"wide_scales": 100.0}  # acts, so no differences (the reference's)
+    assert _keys.decided({**changed, "wide_scales": "auto"}, "ERing") == {"input_differences": "auto"}
+
+
 def test_a_classification_unit_records_where_wide_scales_acted(tiny_setup, tmp_path, monkeypatch):
     """``wide_scales="auto"`` (the classifier's default): the channels it logged and read series by series are in
     the unit's hyperparameters, and in the report where there are any."""

@@ -11,7 +11,8 @@ from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.estimators._data import SCALE_SPREAD, scale_spread, wide_scale_channels
+from eadct.estimators import SCALE_SPREAD, spread_threshold
+from eadct.estimators._data import scale_spread, wide_scale_channels
 from eadct.estimators._input import to_panel
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
@@ -95,8 +96,9 @@ def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_load
     assert EADCTClassifier().wide_scales == "auto"
     assert EADCTRegressor().wide_scales is False and EADCTRepresentation().wide_scales is False
     assert eadct.PAPER_CONFIGURATION["wide_scales"] is False  # the paper's tables standardise channels only
-    with pytest.raises(ValueError, match="wide_scales must be False or 'auto'"):
-        EADCTClassifier(**FAST, wide_scales=True).fit(X, y)
+    for bad in (True, 1, 1.0, 0.5, np.nan, np.inf, "wide"):
+        with pytest.raises(ValueError, match="wide_scales must be False, 'auto' or a number above 1"):
+            EADCTClassifier(**FAST, wide_scales=bad).fit(X, y)
     assert not EADCTClassifier(**FAST, wide_scales=np.bool_(False)).fit(X, y).wide_scale_channels_.any()  # a grid's
     clf = EADCTClassifier(**FAST).fit(X, y)
     assert clone(clf).get_params()["wide_scales"] == "auto"
@@ -108,3 +110,24 @@ def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_load
     old = saved_without(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
     assert old.wide_scales is False
     np.testing.assert_array_equal(old.predict_proba(X), fitted.predict_proba(X))
+
+
+def test_a_number_is_the_spread_above_which_wide_scales_acts_and_decides_the_fit_as_auto_or_false_would():
+    """``wide_scales=t``: where a channel's spread passes t the fit is the fit of "auto" on a channel it acts on, and
+    where none passes it is the fit of False, to every bit (the classifier's candidate threshold of 10^2)."""
+    X, y = _appliances()
+    spread = scale_spread(to_panel(X))
+    assert spread_threshold("auto") == SCALE_SPREAD and spread_threshold(False) is None
+    assert spread_threshold(np.bool_(False)) is None and spread_threshold(100) == 100.0
+    np.testing.assert_array_equal(wide_scale_channels(to_panel(X), spread[0] * 0.99), [True, False])
+    np.testing.assert_array_equal(wide_scale_channels(to_panel(X), spread[0] * 1.01), [False, False])
+    one = X[:, :1]
+    below = EADCTClassifier(**FAST, wide_scales=float(spread[0] * 0.99)).fit(one, y)
+    auto = EADCTClassifier(**FAST, wide_scales="auto").fit(one, y)
+    assert below.wide_scale_channels_.tolist() == [True] and not below.input_differences_
+    np.testing.assert_array_equal(below.predict_proba(one), auto.predict_proba(one))
+    above = EADCTClassifier(**FAST, wide_scales=float(spread[0] * 1.01)).fit(one, y)
+    plain = EADCTClassifier(**FAST, wide_scales=False).fit(one, y)
+    assert not above.wide_scale_channels_.any() and above.input_differences_  # one plain channel: the differences
+    np.testing.assert_array_equal(above.predict_proba(one), plain.predict_proba(one))
+    assert clone(above).get_params()["wide_scales"] == float(spread[0] * 1.01)

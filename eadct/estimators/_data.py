@@ -46,12 +46,21 @@ def scale_spread(panel: Panel) -> np.ndarray:
     return out
 
 
+def spread_threshold(wide_scales) -> float | None:
+    """The spread (:func:`scale_spread`) above which ``wide_scales`` acts on a channel: :data:`SCALE_SPREAD` for
+    ``"auto"``, the number itself for a number, None for False (nowhere)."""
+    if isinstance(wide_scales, str):
+        return SCALE_SPREAD
+    return float(wide_scales) if wide_scales else None
+
+
 def wide_scale_channels(panel: Panel, wide_scales) -> np.ndarray:
-    """Per channel (``(C,)`` bool), whether ``wide_scales`` acts on it: with ``"auto"``, where its series' scales
-    spread wider than :data:`SCALE_SPREAD` (:func:`scale_spread`); with False, nowhere."""
-    if not wide_scales:
+    """Per channel (``(C,)`` bool), whether ``wide_scales`` acts on it: where its series' scales spread wider than
+    :func:`spread_threshold` (:func:`scale_spread`); with False, nowhere."""
+    threshold = spread_threshold(wide_scales)
+    if threshold is None:
         return np.zeros(panel.n_channels, dtype=bool)
-    return scale_spread(panel) > SCALE_SPREAD
+    return scale_spread(panel) > threshold
 
 
 def univariate_differences(panel: Panel, wide_scales) -> bool:

@@ -272,15 +272,16 @@ _OTHER = {
     ),
     "wide_scales": Param(
         False,
-        lambda v: is_switch_or_auto(v) and (isinstance(v, str) or not v),
-        "False or 'auto'",
-        '{False, "auto"}, default=False\n'
+        lambda v: (isinstance(v, str) or not v) if is_switch_or_auto(v) else _number(1, float("inf"))(v),
+        "False, 'auto' or a number above 1",
+        '{False, "auto"} or float, default=False\n'
         "    What to do with a channel whose TRAIN series differ in scale by orders of magnitude (the 90th percentile\n"
-        "    of their standard deviations more than 1,000 times the 10th: appliance currents, sensors of devices\n"
-        "    that are off or on), where the channel standardisation would leave the quiet series near zero.\n"
-        '    "auto": where some channel does, that channel is logged as ``log_inputs=True`` logs it, and the network\n'
-        "    reads each series standardised by its own level and spread as with ``series_normalization=True``;\n"
-        "    elsewhere nothing changes. False: neither. Fitted as ``wide_scale_channels_`` (docs/training.md).",
+        '    of their standard deviations more than a threshold times the 10th; "auto": 1,000 times,\n'
+        "    ``eadct.estimators.SCALE_SPREAD``; a number: that ratio): appliance currents, counts, sensors of devices\n"
+        "    that are off or on, where the channel standardisation would leave the quiet series near zero. Where\n"
+        "    some channel does, that channel is logged as ``log_inputs=True`` logs it, and the network reads each\n"
+        "    series standardised by its own level and spread as with ``series_normalization=True``; elsewhere\n"
+        "    nothing changes. False: neither. Fitted as ``wide_scale_channels_`` (docs/training.md).",
         before=False,
     ),
     "device": Param(

@@ -123,33 +123,36 @@ def current_defaults(task: str = "classification") -> dict:
     return {k: v for k, v in estimator_class(task)().get_params().items() if k not in UNKEYED}
 
 
-def _data_decisions(info) -> dict:
+def _data_decisions(info, wide_scales) -> dict:
     """What each default whose "auto" decides from the data decides on the set of registry entry ``info``, where
-    the entry says (a decision left out where it does not): ``wide_scales`` from its measured scale spread,
-    ``stem_kernel_size`` from its channels, and on a classification set the classifier's ``input_differences``
-    from its channels and ``wide_scales``' decision (``univariate_differences``: never with several channels)."""
-    from ..estimators import SCALE_SPREAD
+    the entry says (a decision left out where it does not): ``wide_scales`` (its value in the defaults: "auto" or
+    a threshold) from the set's measured scale spread, ``stem_kernel_size`` from its channels, and on a
+    classification set the classifier's ``input_differences`` from its channels and ``wide_scales``' decision
+    (``univariate_differences``: never with several channels)."""
+    from ..estimators import spread_threshold
     from ..networks.config import auto_stem_kernel
 
     out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
-    if info.scale_spread is not None:
-        out["wide_scales"] = bool(10**info.scale_spread > SCALE_SPREAD)
+    threshold = spread_threshold(wide_scales)
+    if threshold is None or info.scale_spread is not None:
+        out["wide_scales"] = threshold is not None and bool(10**info.scale_spread > threshold)
     if info.task == "classification" and (info.n_channels > 1 or "wide_scales" in out):
         out["input_differences"] = bool(info.n_channels == 1 and not out["wide_scales"])
     return out
 
 
 def decided(changed: dict, dataset: str | None) -> dict:
-    """``changed`` less each data-dependent "auto" that decides the reference's value on ``dataset`` (by its
-    registry entry, ``eadct.datasets.get_info``): there the fit is the reference's to every bit, so the key stays
-    the one of the fit before the default changed (``wide_scales="auto"`` on a set whose scales are not wide).
-    A set the registry does not know keeps "auto" in its key."""
+    """``changed`` less each data-dependent default (an "auto", or ``wide_scales``' threshold) that decides the
+    reference's value on ``dataset`` (by its registry entry, ``eadct.datasets.get_info``): there the fit is the
+    reference's to every bit, so the key stays the one of the fit before the default changed (``wide_scales="auto"``
+    on a set whose scales are not wide). A set the registry does not know keeps the default in its key."""
     from ..datasets import get_info
 
     info = None if dataset is None else get_info(dataset)
-    decisions = {} if info is None else _data_decisions(info)
+    decisions = {} if info is None else _data_decisions(info, changed.get("wide_scales", False))
+    data_dependent = {k for k, v in changed.items() if v == "auto" or (k == "wide_scales" and v is not False)}
     return {k: v for k, v in changed.items()
-            if not (v == "auto" and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
+            if not (k in data_dependent and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
 
 
 def key_base(base: str, task: str = "classification", dataset: str | None = None) -> tuple[dict, dict]:

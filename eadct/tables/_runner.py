@@ -112,7 +112,7 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
         hyper["input_differences_chosen"] = bool(est.input_differences_)
     if hasattr(est, "treatment_choice_"):  # the regressor's "auto": which judge chose
         hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
-    if getattr(est, "wide_scales", None) == "auto" and hasattr(est, "wide_scale_channels_"):  # where "auto" acted
+    if getattr(est, "wide_scales", False) and hasattr(est, "wide_scale_channels_"):  # where "auto" or a threshold acted
         hyper["wide_scale_channels"] = [i for i, wide in enumerate(est.wide_scale_channels_) if wide]
     if hasattr(est, "head_input_weight_"):  # with head_input_parts: the input block's weight leave-one-out chose
         hyper["head_input_weight"] = est.head_input_weight_.tolist()
