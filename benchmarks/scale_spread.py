@@ -1,10 +1,12 @@
-"""Which sets does ``wide_scales="auto"`` act on? Per set, the widest spread of a channel's series' scales on TRAIN.
+"""Which sets does ``wide_scales`` act on? Per set, the widest spread of a channel's series' scales on TRAIN.
 
 For each set only the TRAIN file is read (no fit, no score): per channel, the ratio of the 90th to the 10th
 percentile of the series' standard deviations (``eadct.estimators.scale_spread``), and the largest over the
-channels. ``wide_scales="auto"`` (``EADCTClassifier``'s default) logs a channel and reads each series standardised by
-its own level and spread where that ratio passes ``eadct.estimators.SCALE_SPREAD``; elsewhere the fit is the fit
-without the option. The shared sets (``--data-dir``) and the classification sets that ship with sktime.
+channels. ``wide_scales`` logs a channel and reads each series standardised by its own level and spread where that
+ratio passes its threshold (``eadct.estimators.spread_threshold``): ``EADCTClassifier``'s default, 10^2, and
+``"auto"``'s, ``eadct.estimators.SCALE_SPREAD`` (the regressor's and the representation's opt-in); elsewhere the fit is
+the fit without the option. The shared sets (``--data-dir``) and the classification sets that ship with sktime and
+aeon (the ``unseen`` table's; aeon's three with ``--data-dir <site-packages>/aeon/datasets/data``).
 
     python benchmarks/scale_spread.py --data-dir ../shared/datasets/UEA --data-dir ../shared/datasets/TSER
 """
@@ -16,14 +18,18 @@ import math
 
 import numpy as np
 
+from eadct import EADCTClassifier
 from eadct.datasets import DatasetNotFoundError, load_dataset
-from eadct.estimators import SCALE_SPREAD, scale_spread, to_panel
+from eadct.estimators import SCALE_SPREAD, scale_spread, spread_threshold, to_panel
 
 SHARED = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
           "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary", "BitcoinSentiment",
           "CardanoSentiment", "ChilledWaterPredictor", "Covid3Month", "FloodModeling1", "Tecator"]  # fmt: skip
-#: The classification sets that ship with sktime and are not shared sets (the ``unseen`` table's).
-BUNDLED = ["ACSF1", "ArrowHead", "GunPoint", "ItalyPowerDemand", "OSULeaf", "PLAID"]
+#: The classification sets that ship with sktime and aeon and are not shared sets (the ``unseen`` table's).
+BUNDLED = ["ACSF1", "ArrowHead", "GunPoint", "ItalyPowerDemand", "OSULeaf", "PLAID", "PickupGestureWiimoteZ",
+           "UnitTest", "Covid3Month_disc"]  # fmt: skip
+#: The thresholds the table marks: the classifier's default, then "auto"'s.
+THRESHOLDS = {"EADCTClassifier()": spread_threshold(EADCTClassifier().wide_scales), '"auto"': SCALE_SPREAD}
 
 
 def spread_row(name: str, X) -> dict:
@@ -31,17 +37,19 @@ def spread_row(name: str, X) -> dict:
     spread = scale_spread(to_panel(X, missing_values="interpolate"))
     widest = int(np.argmax(spread))
     return dict(dataset=name, channels=len(spread), series=len(X), widest=widest, spread=float(spread[widest]),
-                acts=bool((spread > SCALE_SPREAD).any()))  # fmt: skip
+                acts={k: bool((spread > t).any()) for k, t in THRESHOLDS.items()})  # fmt: skip
 
 
 def table(rows: list[dict]) -> str:
-    lines = [f"`wide_scales=\"auto\"` acts where a channel's spread passes {SCALE_SPREAD:g} "
-             f"(10^{math.log10(SCALE_SPREAD):.2f}).\n",
-             "| dataset | channels | TRAIN series | widest channel | its spread (log10) | wide_scales acts |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    marks = [f"{k} (10^{math.log10(t):.2f})" for k, t in THRESHOLDS.items()]
+    lines = ["`wide_scales` acts where a channel's spread passes its threshold: " + ", ".join(marks) + ".\n",
+             "| dataset | channels | TRAIN series | widest channel | its spread (log10) | "
+             + " | ".join(f"acts: {m}" for m in marks) + " |",
+             "|---|---|---|---|---|" + "---|" * len(marks)]  # fmt: skip
     for r in rows:
+        acts = " | ".join("**yes**" if r["acts"][k] else "no" for k in THRESHOLDS)
         lines.append(f"| {r['dataset']} | {r['channels']} | {r['series']} | {r['widest']} | "
-                     f"{math.log10(r['spread']):.2f} | {'**yes**' if r['acts'] else 'no'} |")  # fmt: skip
+                     f"{math.log10(r['spread']):.2f} | {acts} |")  # fmt: skip
     return "\n".join(lines)
 
 

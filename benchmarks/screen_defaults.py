@@ -291,6 +291,9 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide-udiff-stem": dict(
         SWA20_B8_SEG8, wide_scales="auto", input_differences="auto", stem_kernel_size="auto"
     ),
+    # the classifier's defaults since wide_scales' threshold of 10^2 became one (docs/accuracy.md, "Candidate default:
+    # a classifier threshold of 10^2 for wide_scales"): -wide-udiff's fit wherever no channel spreads 10^2-10^3
+    "short-segments-all-swa20-b8-seg8-wide100-udiff": dict(SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto"),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),

@@ -132,8 +132,10 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     def decides(est_params):
         return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}
 
+    today = screen.resolve("short-segments-all-swa20-b8-seg8-wide100-udiff", EADCTClassifier)
+    assert today == decides(EADCTClassifier().get_params())
     classifier = screen.resolve("short-segments-all-swa20-b8-seg8-wide-udiff", EADCTClassifier)
-    assert classifier == decides(EADCTClassifier().get_params())
+    assert {**classifier, "wide_scales": 100.0} == today and classifier["wide_scales"] == "auto"
     wide = screen.resolve("short-segments-all-swa20-b8-seg8-wide", EADCTClassifier)
     assert {**wide, "input_differences": "auto"} == classifier and wide["input_differences"] is False
     before_wide = screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier)
@@ -632,7 +634,8 @@ def test_error_overlap_counts_the_misses_each_model_alone_makes_and_resumes(
 
 
 def test_scale_spread_reads_train_only_and_marks_the_sets_wide_scales_acts_on(capsys, monkeypatch, sibling_script):
-    """benchmarks/scale_spread.py: TRAIN only, the widest channel's spread, and "yes" only past SCALE_SPREAD."""
+    """benchmarks/scale_spread.py: TRAIN only, the widest channel's spread, and "yes" only past each threshold (the
+    classifier's default 10^2, then "auto"'s SCALE_SPREAD)."""
     import numpy as np
 
     spread = sibling_script("scale_spread.py")
@@ -640,6 +643,7 @@ def test_scale_spread_reads_train_only_and_marks_the_sets_wide_scales_acts_on(ca
     data = {
         "Quiet": rng.normal(size=(20, 2, 16)),
         "Loud": rng.normal(size=(20, 2, 16)) * np.r_[[1e-3] * 10, [1e3] * 10][:, None, None],
+        "Counts": rng.normal(size=(20, 2, 16)) * np.r_[[1.0] * 10, [10**2.5] * 10][:, None, None],
     }
     asked = []
 
@@ -650,9 +654,11 @@ def test_scale_spread_reads_train_only_and_marks_the_sets_wide_scales_acts_on(ca
         return data[name], np.zeros(20)
 
     monkeypatch.setattr(spread, "load_dataset", fake_load)
-    spread.main(["--datasets", "Quiet", "Loud", "Missing"])
+    spread.main(["--datasets", "Quiet", "Loud", "Counts", "Missing"])
     out = capsys.readouterr().out
     assert set(asked) == {"train"} and "Missing: not found" in out
     rows = {line.split(" | ")[0][2:]: line for line in out.splitlines() if line.startswith("| ")}
-    assert rows["Quiet"].startswith("| Quiet | 2 | 20 |") and rows["Quiet"].endswith("| no |")
-    assert rows["Loud"].startswith("| Loud | 2 | 20 |") and rows["Loud"].endswith("| **yes** |")
+    assert rows["Quiet"].startswith("| Quiet | 2 | 20 |") and rows["Quiet"].endswith("| no | no |")
+    assert rows["Loud"].startswith("| Loud | 2 | 20 |") and rows["Loud"].endswith("| **yes** | **yes** |")
+    assert rows["Counts"].endswith("| **yes** | no |")  # 10^2.5: the classifier's default acts, "auto" does not
+    assert 'EADCTClassifier() (10^2.00), "auto" (10^3.00)' in out

@@ -713,14 +713,16 @@ def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
 
 
 def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch):
-    """``wide_scales=False`` and ``input_differences=False`` on a classification set are the classifier's fit
-    before those "auto" defaults: the same key (so the same stored units) as the defaults' row had then; a row's
-    other settings stay in its key as they are."""
+    """``wide_scales="auto"``, ``input_differences=False`` and ``wide_scales=False`` on a classification set are the
+    classifier's fit before those defaults: the same key (so the same stored units) as the defaults' row had then;
+    a row's other settings stay in its key as they are."""
     from eadct.tables import _keys
 
     table = load_table("unseen")
     real = _keys.current_defaults
-    for row, before in (("EA-DC (input_differences=False)", {"input_differences": False}),
+    for row, before in (("EA-DC (wide_scales=auto)", {"wide_scales": "auto"}),
+                        ("EA-DC (wide_scales=auto, input_differences=False)",
+                         {"input_differences": False, "wide_scales": "auto"}),
                         ("EA-DC (wide_scales=False, input_differences=False)",
                          {"input_differences": False, "wide_scales": False})):  # fmt: skip
         today = table.model_key(row, "PLAID", "defaults")
@@ -780,14 +782,15 @@ def test_a_threshold_for_wide_scales_is_decided_from_the_registry_as_auto_is(mon
 
 
 def test_a_classification_unit_records_where_wide_scales_acted(tiny_setup, tmp_path, monkeypatch):
-    """``wide_scales="auto"`` (the classifier's default): the channels it logged and read series by series are in
-    the unit's hyperparameters, and in the report where there are any."""
+    """``wide_scales`` (the classifier's default, a threshold of 10^2): the channels it logged and read series by
+    series are in the unit's hyperparameters, and in the report where there are any."""
     from eadct.estimators import _data
 
     table = load_table(tiny_setup / "cfg" / "tiny.toml")
     runs = {}
-    for name, spread in (("none", _data.SCALE_SPREAD), ("all", 0.5)):  # a spread of 0.5: every channel passes
-        monkeypatch.setattr(_data, "SCALE_SPREAD", spread)
+    real = _data.spread_threshold
+    for name, threshold in (("none", real), ("all", lambda w: 0.5)):  # a threshold of 0.5: every channel passes
+        monkeypatch.setattr(_data, "spread_threshold", threshold)
         out = tmp_path / name
         run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], datasets=["TinyTabC"],
                   models=["Transformer"], log=lambda *a: None)  # fmt: skip

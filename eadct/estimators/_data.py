@@ -24,7 +24,8 @@ LOG_SKEWNESS = 2.0
 #: quiet series a thousandth of the loud ones' size. Set from TRAIN inputs after PLAID's failure was seen: above every
 #: shared set's ratio (at most 10^1.75 for classification, BasicMotions; 10^2.45 for Covid3Month) and below PLAID's
 #: 10^5.1 (``benchmarks/scale_spread.py``; docs/accuracy.md, "Candidate default: series whose scales span orders of
-#: magnitude").
+#: magnitude"). ``EADCTClassifier``'s default is the lower threshold of 10^2, which acts on Covid3Month's counts too
+#: (docs/accuracy.md, "Candidate default: a classifier threshold of 10^2 for wide_scales").
 SCALE_SPREAD = 1e3
 
 
