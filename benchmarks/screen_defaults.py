@@ -302,6 +302,12 @@ CANDIDATES = {
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),
     "short-segments-ridge-swa20-cap900-stem9": dict(SWA20_RIDGE, max_steps=900, stem_kernel_size=9),
+    # the regressor's fit where "auto" takes the differences (Tecator) with each series' own standardisation: the
+    # derivative and the standard normal variate, chemometrics' usual pair for spectra (docs/accuracy.md,
+    # "Candidate: each series' own standardisation beside the differences, in the regressor")
+    "short-segments-ridge-swa20-cap900-diff-series": dict(
+        SWA20_RIDGE, max_steps=900, input_differences=True, series_normalization=True
+    ),
     "short-segments-ridge-swa20-cap900-diff-stem9": dict(
         SWA20_RIDGE, max_steps=900, input_differences=True, stem_kernel_size=9
     ),
