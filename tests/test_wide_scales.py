@@ -83,6 +83,8 @@ def test_it_serves_every_estimator_and_unequal_lengths():
     assert reg.wide_scale_channels_.tolist() == [True, False] and np.isfinite(reg.predict(X)).all()
     rep = EADCTRepresentation(**{k: v for k, v in TINY.items() if k != "pretrain_epochs"}, wide_scales="auto").fit(X)
     assert rep.wide_scale_channels_[0] and rep.transform(X).shape[0] == len(X)
+    above = float(scale_spread(to_panel(X))[0] * 1.01)  # a threshold above the wide channel's spread: nowhere
+    assert not EADCTRegressor(**FAST, wide_scales=above).fit(X, y.astype(float)).wide_scale_channels_.any()
     Xu, labels, _ = make_unequal()
     Xu = [x * 10.0 ** (4 * (i % 2)) for i, x in enumerate(Xu)]
     clf = EADCTClassifier(**FAST).fit(Xu, labels)  # the classifier's default
