@@ -64,13 +64,18 @@ def wide_scale_channels(panel: Panel, wide_scales) -> np.ndarray:
     return scale_spread(panel) > threshold
 
 
-def univariate_differences(panel: Panel, wide_scales) -> bool:
+def differences_rule(n_channels: int, any_wide: bool) -> bool:
     """``EADCTClassifier(input_differences="auto")``'s rule: the stem reads the first differences where X has one
     channel and ``wide_scales`` acts on none. With one channel the per-step stem sees one number per step, and the
     slopes carry the shape that a standardised univariate series keeps; a channel of wide scales is read series by
     series already, and there the differences lost (docs/accuracy.md, "Candidate default: the first differences for
-    one channel")."""
-    return bool(panel.n_channels == 1 and not wide_scale_channels(panel, wide_scales).any())
+    one channel"). Also what the tables' keys decide from a set's registry entry."""
+    return bool(n_channels == 1 and not any_wide)
+
+
+def univariate_differences(panel: Panel, wide_scales) -> bool:
+    """:func:`differences_rule` on ``panel`` under ``wide_scales``."""
+    return differences_rule(panel.n_channels, bool(wide_scale_channels(panel, wide_scales).any()))
 
 
 def log_scales(panel: Panel, log_inputs, also=None) -> np.ndarray:

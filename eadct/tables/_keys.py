@@ -128,8 +128,9 @@ def _data_decisions(info, wide_scales) -> dict:
     the entry says (a decision left out where it does not): ``wide_scales`` (its value in the defaults: "auto" or
     a threshold) from the set's measured scale spread, ``stem_kernel_size`` from its channels, and on a
     classification set the classifier's ``input_differences`` from its channels and ``wide_scales``' decision
-    (``univariate_differences``: never with several channels)."""
+    (``differences_rule``: never with several channels)."""
     from ..estimators import spread_threshold
+    from ..estimators._data import differences_rule
     from ..networks.config import auto_stem_kernel
 
     out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
@@ -137,7 +138,7 @@ def _data_decisions(info, wide_scales) -> dict:
     if threshold is None or info.scale_spread is not None:
         out["wide_scales"] = threshold is not None and bool(10**info.scale_spread > threshold)
     if info.task == "classification" and (info.n_channels > 1 or "wide_scales" in out):
-        out["input_differences"] = bool(info.n_channels == 1 and not out["wide_scales"])
+        out["input_differences"] = differences_rule(info.n_channels, out.get("wide_scales", False))
     return out
 
 
