@@ -1,7 +1,7 @@
 """scikit-learn estimators around the EA-DC-Transformer, and the input coercion they share."""
 
 from ._classifier import EADCTClassifier
-from ._data import SCALE_SPREAD, scale_spread, spread_threshold, validation_split
+from ._data import SCALE_SPREAD, differences_rule, scale_spread, spread_threshold, validation_split
 from ._input import Panel, fill_missing, to_panel
 from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._proxy import proxy_scores as treatment_proxy_scores
@@ -21,6 +21,7 @@ __all__ = [
     "TREATMENT_MARGIN",
     "TREATMENT_PROXY_MARGIN",
     "Panel",
+    "differences_rule",
     "fill_missing",
     "to_panel",
     "paper_configuration",

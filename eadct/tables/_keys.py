@@ -129,8 +129,7 @@ def _data_decisions(info, wide_scales) -> dict:
     a threshold) from the set's measured scale spread, ``stem_kernel_size`` from its channels, and on a
     classification set the classifier's ``input_differences`` from its channels and ``wide_scales``' decision
     (``differences_rule``: never with several channels)."""
-    from ..estimators import spread_threshold
-    from ..estimators._data import differences_rule
+    from ..estimators import differences_rule, spread_threshold
     from ..networks.config import auto_stem_kernel
 
     out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
