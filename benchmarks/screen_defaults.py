@@ -298,6 +298,11 @@ CANDIDATES = {
     # the classifier's defaults since wide_scales' threshold of 10^2 became one (docs/accuracy.md, "Candidate default:
     # a classifier threshold of 10^2 for wide_scales"): -wide-udiff's fit wherever no channel spreads 10^2-10^3
     "short-segments-all-swa20-b8-seg8-wide100-udiff": dict(SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto"),
+    # today's classifier defaults with the fixed sine and cosine positions of Vaswani et al. in place of the learned
+    # table (positional_encoding, new; docs/accuracy.md, "Candidate: sinusoidal positions in the classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-sin": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", positional_encoding="sinusoidal"
+    ),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),

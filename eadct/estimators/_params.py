@@ -363,6 +363,7 @@ SUPERVISED = (
     "attention_kernel_size",
     "conv_kernel_size",
     "stem_kernel_size",
+    "positional_encoding",
     "input_differences",
     "series_normalization",
     "d_ff",

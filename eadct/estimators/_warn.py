@@ -39,8 +39,13 @@ def warn_longer(estimator, longest: int) -> None:
         f", and the flattening head (pooling='flatten') reads only the first {n} steps. Crop or resample X "
         "to the training length, or fit with pooling='mean'."
     )
+    positions = (
+        "are sinusoidal positions that the network never trained on"
+        if getattr(estimator, "positional_encoding", "learned") == "sinusoidal"
+        else "reuse the last learned positional embedding"
+    )
     warn_user(
         f"X has series of up to {longest} steps, longer than the longest seen in fit ({n}); positions past "
-        f"{n} reuse the last learned positional embedding" + (flat if estimator.pooling == "flatten" else "."),
+        f"{n} {positions}" + (flat if estimator.pooling == "flatten" else "."),
         LongerSeriesWarning,
     )

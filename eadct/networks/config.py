@@ -138,6 +138,15 @@ class EncoderConfig:
         '    one number times a fixed vector). Padded steps read as 0. "auto": the rule of\n'
         "    :func:`eadct.networks.config.auto_stem_kernel`, 9 steps for one channel, else 1 (docs/model.md).",
     )
+    positional_encoding: str = setting(
+        "learned",
+        lambda v: v in ("learned", "sinusoidal"),
+        "'learned' or 'sinusoidal'",
+        '{"learned", "sinusoidal"}, default="learned"\n'
+        "    The position signal added to the stem's output: a learned table of ``max_len`` rows (the paper's,\n"
+        "    TST's; positions past it reuse its last row), or the fixed sine and cosine waves of Vaswani et al.\n"
+        "    (2017), amplitude 1, which hold no parameters and are defined at every length (docs/model.md).",
+    )
     input_differences: bool = setting(
         False,
         is_switch,

@@ -13,6 +13,17 @@ from torch import nn
 SERIES_STD_FLOOR = 0.01
 
 
+def sinusoidal_positions(n_steps: int, d_model: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """The fixed positional waves of Vaswani et al. (2017), ``(n_steps, d_model)``: column ``2i`` is
+    ``sin(t / 10000^(2i / d))``, column ``2i + 1`` the cosine of the same angle (float32, amplitude 1)."""
+    t = torch.arange(n_steps, dtype=torch.float64, device=device).unsqueeze(1)
+    rates = torch.exp(-math.log(10000.0) * torch.arange(0, d_model, 2, dtype=torch.float64, device=device) / d_model)
+    out = torch.zeros(n_steps, d_model, dtype=torch.float64, device=device)
+    out[:, 0::2] = torch.sin(t * rates)
+    out[:, 1::2] = torch.cos(t * rates[: d_model // 2])
+    return out.float()
+
+
 class InputEmbedding(nn.Module):
     """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem); with
     ``kernel_size`` k > 1 the projection is a ``Conv1d`` over the k steps centred on each.
@@ -35,6 +46,9 @@ class InputEmbedding(nn.Module):
         from training data): the projection then reads ``2 C`` values per step.
     kernel_size : int
         1: ``Linear`` per step; an odd k > 1: a ``Conv1d`` over the k steps centred on each (zero padding).
+    positional_encoding : {"learned", "sinusoidal"}
+        "learned": the table ``position`` of ``max_len`` rows (the paper's); "sinusoidal": the fixed waves of
+        :func:`sinusoidal_positions`, no parameters, any length.
     series_normalization : bool
         Read each series' channels standardised by their own mean and standard deviation over the series' real
         steps (:meth:`normalized_series`), then, as constant channels, that mean and the log of that standard
@@ -51,6 +65,7 @@ class InputEmbedding(nn.Module):
         differences: bool = False,
         series_normalization: bool = False,
         kernel_size: int = 1,
+        positional_encoding: str = "learned",
     ):
         super().__init__()
         self.differences = bool(differences)
@@ -62,12 +77,19 @@ class InputEmbedding(nn.Module):
         )
         if self.differences:
             self.register_buffer("difference_scale", torch.ones(n_channels))
-        self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
+        self.positional_encoding = positional_encoding
+        if positional_encoding == "learned":
+            self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
+        elif positional_encoding != "sinusoidal":
+            raise ValueError(f"positional_encoding must be 'learned' or 'sinusoidal', got {positional_encoding!r}")
+        self.d_model = d_model
         self.scale = math.sqrt(d_model)
         self.dropout = nn.Dropout(dropout)
 
     def positions(self, n_steps: int) -> torch.Tensor:
         """Positional rows for ``n_steps`` steps, shape ``(N, d)``."""
+        if self.positional_encoding == "sinusoidal":
+            return sinusoidal_positions(n_steps, self.d_model, self.projection.weight.device)
         max_len = self.position.shape[0]
         if n_steps <= max_len:
             return self.position[:n_steps]

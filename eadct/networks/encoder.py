@@ -108,6 +108,7 @@ class EADCTEncoder(nn.Module):
             config.input_differences,
             config.series_normalization,
             config.stem_kernel_size,
+            config.positional_encoding,
         )
         self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
 

@@ -58,6 +58,7 @@ REFERENCE_DEFAULTS = {
     "optimizer": None,
     "optimizer_kwargs": None,
     "pooling": "segments",
+    "positional_encoding": "learned",
     "n_segments": 4,
     "precision": "auto",
     "pretrain_epochs": 20,
