@@ -303,6 +303,10 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-sin": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", positional_encoding="sinusoidal"
     ),
+    # the same with the learned table started as those waves (docs/accuracy.md, same section)
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-sinlearned": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", positional_encoding="learned-sinusoidal"
+    ),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),

@@ -40,8 +40,13 @@ def test_sinusoidal_embedding_has_no_position_parameters_and_ignores_padding():
     assert out.shape == (3, 20, 8) and torch.equal(out[1, 7:], torch.zeros(13, 8))
     torch.testing.assert_close(out[1, :7], emb(x[1:2, :7])[0])
     torch.testing.assert_close(out[0] - emb.project(x[:1])[0] * emb.scale, sinusoidal_positions(20, 8))
-    with pytest.raises(ValueError, match="positional_encoding must be 'learned' or 'sinusoidal'"):
+    with pytest.raises(ValueError, match="positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal'"):
         InputEmbedding(2, 8, 12, positional_encoding="rotary")
+    # "learned-sinusoidal": the learned table, started as the waves
+    torch.testing.assert_close(
+        InputEmbedding(2, 8, 12, positional_encoding="learned-sinusoidal").position.detach(),
+        sinusoidal_positions(12, 8),
+    )
 
 
 def test_positional_encoding_fits_round_trips_and_is_learned_in_old_models():
@@ -60,8 +65,15 @@ def test_positional_encoding_fits_round_trips_and_is_learned_in_old_models():
     old = saved_without(learned, "positional_encoding")
     assert old.positional_encoding == "learned"
     np.testing.assert_array_equal(old.predict_proba(X), learned.predict_proba(X))
+    started = EADCTClassifier(**FAST, positional_encoding="learned-sinusoidal").fit(X, y)
+    config, table = started.network_.encoder.config, started.network_.encoder.embedding.position
+    start = sinusoidal_positions(config.max_len, config.d_model)
+    assert table.requires_grad and table.shape == start.shape and not torch.equal(table.detach(), start)  # trained
+    assert not np.array_equal(started.predict_proba(X), learned.predict_proba(X))
     for bad in ("sine", True, None):
-        with pytest.raises(ValueError, match="positional_encoding must be 'learned' or 'sinusoidal'"):
+        with pytest.raises(
+            ValueError, match="positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal'"
+        ):
             EADCTClassifier(positional_encoding=bad).fit(X, y)
 
 

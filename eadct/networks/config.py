@@ -140,12 +140,13 @@ class EncoderConfig:
     )
     positional_encoding: str = setting(
         "learned",
-        lambda v: v in ("learned", "sinusoidal"),
-        "'learned' or 'sinusoidal'",
-        '{"learned", "sinusoidal"}, default="learned"\n'
+        lambda v: v in ("learned", "learned-sinusoidal", "sinusoidal"),
+        "'learned', 'learned-sinusoidal' or 'sinusoidal'",
+        '{"learned", "learned-sinusoidal", "sinusoidal"}, default="learned"\n'
         "    The position signal added to the stem's output: a learned table of ``max_len`` rows (the paper's,\n"
-        "    TST's; positions past it reuse its last row), or the fixed sine and cosine waves of Vaswani et al.\n"
-        "    (2017), amplitude 1, which hold no parameters and are defined at every length (docs/model.md).",
+        '    TST\'s; positions past it reuse its last row), started near 0 ("learned") or as the sine and\n'
+        '    cosine waves of Vaswani et al. (2017) ("learned-sinusoidal"); or those waves fixed ("sinusoidal"),\n'
+        "    amplitude 1, which hold no parameters and are defined at every length (docs/model.md).",
     )
     input_differences: bool = setting(
         False,

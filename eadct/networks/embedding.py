@@ -46,9 +46,10 @@ class InputEmbedding(nn.Module):
         from training data): the projection then reads ``2 C`` values per step.
     kernel_size : int
         1: ``Linear`` per step; an odd k > 1: a ``Conv1d`` over the k steps centred on each (zero padding).
-    positional_encoding : {"learned", "sinusoidal"}
-        "learned": the table ``position`` of ``max_len`` rows (the paper's); "sinusoidal": the fixed waves of
-        :func:`sinusoidal_positions`, no parameters, any length.
+    positional_encoding : {"learned", "learned-sinusoidal", "sinusoidal"}
+        "learned": the table ``position`` of ``max_len`` rows (the paper's); "learned-sinusoidal": the same table
+        started as the waves of :func:`sinusoidal_positions`; "sinusoidal": those waves fixed, no parameters, any
+        length.
     series_normalization : bool
         Read each series' channels standardised by their own mean and standard deviation over the series' real
         steps (:meth:`normalized_series`), then, as constant channels, that mean and the log of that standard
@@ -80,8 +81,13 @@ class InputEmbedding(nn.Module):
         self.positional_encoding = positional_encoding
         if positional_encoding == "learned":
             self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
+        elif positional_encoding == "learned-sinusoidal":
+            self.position = nn.Parameter(sinusoidal_positions(max_len, d_model))
         elif positional_encoding != "sinusoidal":
-            raise ValueError(f"positional_encoding must be 'learned' or 'sinusoidal', got {positional_encoding!r}")
+            raise ValueError(
+                "positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal', "
+                f"got {positional_encoding!r}"
+            )
         self.d_model = d_model
         self.scale = math.sqrt(d_model)
         self.dropout = nn.Dropout(dropout)
