@@ -312,6 +312,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-hid128": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", head_hidden_size=128
     ),
+    # the classifier's defaults with a feed-forward width of 128 instead of 256 (docs/accuracy.md, "Candidate: a
+    # narrower feed-forward network in the classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-ff128": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", d_ff=128
+    ),
     # the regressor's defaults' fit where "auto" takes the differences (Tecator), and both fits with the stem over 9
     # steps: on the univariate TSER sets (Covid3Month, FloodModeling1, Tecator)
     "short-segments-ridge-swa20-cap900-diff": dict(SWA20_RIDGE, max_steps=900, input_differences=True),
