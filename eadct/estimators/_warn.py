@@ -41,7 +41,7 @@ def warn_longer(estimator, longest: int) -> None:
     )
     positions = (
         "are sinusoidal positions that the network never trained on"
-        if getattr(estimator, "positional_encoding", "learned") == "sinusoidal"
+        if estimator.positional_encoding == "sinusoidal"
         else "reuse the last learned positional embedding"
     )
     warn_user(

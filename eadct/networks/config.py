@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from .embedding import POSITIONAL_ENCODINGS, POSITIONAL_ENCODINGS_TEXT
+
 
 def is_positive_int(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
@@ -140,8 +142,8 @@ class EncoderConfig:
     )
     positional_encoding: str = setting(
         "learned",
-        lambda v: v in ("learned", "learned-sinusoidal", "sinusoidal"),
-        "'learned', 'learned-sinusoidal' or 'sinusoidal'",
+        lambda v: v in POSITIONAL_ENCODINGS,
+        POSITIONAL_ENCODINGS_TEXT,
         '{"learned", "learned-sinusoidal", "sinusoidal"}, default="learned"\n'
         "    The position signal added to the stem's output: a learned table of ``max_len`` rows (the paper's,\n"
         '    TST\'s; positions past it reuse its last row), started near 0 ("learned") or as the sine and\n'

@@ -12,6 +12,11 @@ from torch import nn
 #: over the training series first, so a series whose spread is under 1% of the channel's is treated as flat).
 SERIES_STD_FLOOR = 0.01
 
+#: The values of ``positional_encoding`` (the one list; ``EncoderConfig`` validates against it).
+POSITIONAL_ENCODINGS = ("learned", "learned-sinusoidal", "sinusoidal")
+#: Those values as an error message names them.
+POSITIONAL_ENCODINGS_TEXT = ", ".join(map(repr, POSITIONAL_ENCODINGS[:-1])) + f" or {POSITIONAL_ENCODINGS[-1]!r}"
+
 
 def sinusoidal_positions(n_steps: int, d_model: int, device: torch.device | str = "cpu") -> torch.Tensor:
     """The fixed positional waves of Vaswani et al. (2017), ``(n_steps, d_model)``: column ``2i`` is
@@ -83,11 +88,8 @@ class InputEmbedding(nn.Module):
             self.position = nn.Parameter(torch.empty(max_len, d_model).uniform_(-0.02, 0.02))
         elif positional_encoding == "learned-sinusoidal":
             self.position = nn.Parameter(sinusoidal_positions(max_len, d_model))
-        elif positional_encoding != "sinusoidal":
-            raise ValueError(
-                "positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal', "
-                f"got {positional_encoding!r}"
-            )
+        elif positional_encoding not in POSITIONAL_ENCODINGS:
+            raise ValueError(f"positional_encoding must be {POSITIONAL_ENCODINGS_TEXT}, got {positional_encoding!r}")
         self.d_model = d_model
         self.scale = math.sqrt(d_model)
         self.dropout = nn.Dropout(dropout)
