@@ -13,7 +13,10 @@ defaults are ``short-segments-ridge``) is fitted on the fitted part, then the ho
   was fitted on; the screen's row of the candidate);
 - "validation": the same ridge on the same standardised representation, but its strength chosen by the error on
   the fit's validation split of a ridge fitted on the fit's training split, then fitted on all the series with
-  that strength.
+  that strength ("-" where the fit has no validation split, as under weight averaging);
+- "one standard error": the same ridge, its strength the largest whose leave-one-out error is within one standard
+  error of the lowest (the rule of Hastie, Tibshirani and Friedman, *The Elements of Statistical Learning*, 7.10):
+  the strongest shrinkage the leave-one-out errors cannot tell from the best.
 
 Each with the strength it chose (in the units of ``RIDGE_ALPHAS`` on standardised columns). Nothing here opens a
 TEST file.
@@ -60,6 +63,32 @@ def validation_ridge(features, targets, train, valid):
     return (lambda f: ridge.predict((f - mean) / np.where(scale > 1e-12, scale, 1.0))), alpha
 
 
+def _standardiser(features):
+    mean, scale = features.mean(axis=0), features.std(axis=0)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    return lambda f: (f - mean) / scale
+
+
+def one_se_ridge(features, targets):
+    """(predict, alpha, loo_alpha): ridge on standardised ``features``, its strength the largest among
+    ``RIDGE_ALPHAS`` whose mean leave-one-out squared error is within one standard error of the lowest; and the
+    strength with the lowest (the estimator's own choice, recomputed as a check)."""
+    from sklearn.linear_model import Ridge, RidgeCV
+
+    from eadct.estimators import RIDGE_ALPHAS
+
+    standardise = _standardiser(features)
+    z = standardise(features)
+    errors = RidgeCV(alphas=RIDGE_ALPHAS, store_cv_results=True).fit(z, targets).cv_results_
+    errors = errors.reshape(len(targets), len(RIDGE_ALPHAS))  # squared leave-one-out error per series and strength
+    mean = errors.mean(axis=0)
+    best = int(np.argmin(mean))
+    bound = mean[best] + errors[:, best].std(ddof=1) / np.sqrt(len(targets))
+    chosen = int(np.flatnonzero(mean <= bound).max())  # the strengths rise along RIDGE_ALPHAS
+    ridge = Ridge(alpha=float(RIDGE_ALPHAS[chosen])).fit(z, targets)
+    return (lambda f: ridge.predict(standardise(f))), float(RIDGE_ALPHAS[chosen]), float(RIDGE_ALPHAS[best])
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=TSER)
@@ -76,26 +105,32 @@ def main(argv=None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     print("| dataset | seed | hold-out | leave-one-out | strength | validation | strength | validation series |"
-          " fit s |")  # fmt: skip
-    print("|---" * 9 + "|")
+          " one standard error | strength | ratio | fit s |")  # fmt: skip
+    print("|---" * 12 + "|")
     for name in args.datasets:
         loaded = _load_train(name, args.data_dir or ["../shared/datasets/TSER"])
         if loaded is None:
-            print(f"| {name} | not found | | | | | | | |")
+            print(f"| {name} | not found |" + " |" * 10)
             continue
         X, y = loaded[0], np.asarray(loaded[1], dtype=float)
         for seed in args.seeds:
             est, fit, held, fit_s = fit_candidate(name, args.candidate, X, y, seed)
             loo = _rmse(y[held], est.predict(subset(X, held)))
-            train, valid = fit_split(est, len(fit))
             targets = (y[fit] - est.target_mean_[0]) / est.target_scale_[0]
-            predict, alpha = validation_ridge(est.transform(subset(X, fit)), targets, train, valid)
-            pred = predict(est.transform(subset(X, held))) * est.target_scale_[0] + est.target_mean_[0]
+            fit_features, held_features = est.transform(subset(X, fit)), est.transform(subset(X, held))
             row = dict(dataset=name, seed=seed, n_holdout=len(held), loo=loo,
-                       loo_alpha=float(est.head_alpha_.ravel()[0]), validation=_rmse(y[held], pred),
-                       validation_alpha=alpha, n_valid=len(valid), fit_s=fit_s)  # fmt: skip
-            cells = [f"{loo:.4g}", f"{row['loo_alpha']:.3g}", f"{row['validation']:.4g}", f"{alpha:.3g}",
-                     str(len(valid)), f"{fit_s:.0f}"]  # fmt: skip
+                       loo_alpha=float(est.head_alpha_.ravel()[0]), fit_s=fit_s)  # fmt: skip
+            train, valid = fit_split(est, len(fit))
+            if len(valid):
+                predict, alpha = validation_ridge(fit_features, targets, train, valid)
+                pred = predict(held_features) * est.target_scale_[0] + est.target_mean_[0]
+                row.update(validation=_rmse(y[held], pred), validation_alpha=alpha, n_valid=len(valid))
+            predict, alpha, loo_check = one_se_ridge(fit_features, targets)
+            pred = predict(held_features) * est.target_scale_[0] + est.target_mean_[0]
+            row.update(one_se=_rmse(y[held], pred), one_se_alpha=alpha, loo_alpha_check=loo_check)
+            validation = [f"{row['validation']:.4g}", f"{row['validation_alpha']:.3g}"] if len(valid) else ["-", "-"]
+            cells = [f"{loo:.4g}", f"{row['loo_alpha']:.3g}", *validation, str(len(valid)), f"{row['one_se']:.4g}",
+                     f"{alpha:.3g}", f"{row['one_se'] / loo:.3f}", f"{fit_s:.0f}"]  # fmt: skip
             print(f"| {name} | {seed} | {len(held)} | " + " | ".join(cells) + " |", flush=True)
             if args.json:
                 with open(args.json, "a") as f:
