@@ -75,16 +75,13 @@ def one_se_ridge(features, targets):
     strength with the lowest (the estimator's own choice, recomputed as a check)."""
     from sklearn.linear_model import Ridge, RidgeCV
 
-    from eadct.estimators import RIDGE_ALPHAS
+    from eadct.estimators import RIDGE_ALPHAS, one_standard_error
 
     standardise = _standardiser(features)
     z = standardise(features)
     errors = RidgeCV(alphas=RIDGE_ALPHAS, store_cv_results=True).fit(z, targets).cv_results_
     errors = errors.reshape(len(targets), len(RIDGE_ALPHAS))  # squared leave-one-out error per series and strength
-    mean = errors.mean(axis=0)
-    best = int(np.argmin(mean))
-    bound = mean[best] + errors[:, best].std(ddof=1) / np.sqrt(len(targets))
-    chosen = int(np.flatnonzero(mean <= bound).max())  # the strengths rise along RIDGE_ALPHAS
+    best, chosen = int(np.argmin(errors.mean(axis=0))), one_standard_error(errors)
     ridge = Ridge(alpha=float(RIDGE_ALPHAS[chosen])).fit(z, targets)
     return (lambda f: ridge.predict(standardise(f))), float(RIDGE_ALPHAS[chosen]), float(RIDGE_ALPHAS[best])
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
-from sklearn.linear_model import RidgeCV
+from sklearn.linear_model import Ridge, RidgeCV
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, paper_configuration
-from eadct.estimators._ridge import RIDGE_ALPHAS
+from eadct.estimators import RIDGE_ALPHAS, one_standard_error
 from eadct.tables._config import load_table
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
@@ -257,3 +257,43 @@ def test_clip_representation_is_off_by_default_checked_round_trips_and_loads_int
     np.testing.assert_array_equal(again.predict(6.0 * np.asarray(X)), reg.predict(6.0 * np.asarray(X)))
     old = saved_without(EADCTRegressor(**FAST).fit(X, y), "clip_representation")  # saved before the option
     assert old.clip_representation is False
+
+
+def test_one_standard_error_takes_the_strongest_strength_within_one_standard_error_of_the_best():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.5, 1.5, size=(50, 1))  # one spread of errors per series, shared by every strength
+    errors = base * np.array([1.3, 1.0, 1.01, 1.03, 1.6])  # best at index 1; the standard error there ~0.04
+    se = errors[:, 1].std(ddof=1) / np.sqrt(50)
+    assert errors[:, 3].mean() - errors[:, 1].mean() < se < errors[:, 4].mean() - errors[:, 1].mean()
+    assert one_standard_error(errors) == 3
+    assert one_standard_error(base * np.array([1.0, 2.0, 3.0])) == 0  # nothing stronger is close: the best
+    flat = np.ones((10, 4))
+    assert one_standard_error(flat) == 3  # no difference at all: the strongest
+
+
+def test_ridge_1se_head_is_the_one_standard_error_ridge_on_the_same_network():
+    X, y = _data(n=40)
+    y = y + np.random.default_rng(1).normal(scale=2.0, size=len(y))  # noise, so that the errors' spread matters
+    loo = EADCTRegressor(**FAST, head_refit="ridge", input_differences=False).fit(X, y)
+    reg = EADCTRegressor(**FAST, head_refit="ridge-1se", input_differences=False).fit(X, y)
+    Z = reg.transform(X)
+    np.testing.assert_array_equal(loo.transform(X), Z)  # the same network: only the head's strength differs
+    mean, scale = Z.mean(axis=0), Z.std(axis=0)
+    z, targets = (Z - mean) / scale, (y - reg.target_mean_) / reg.target_scale_
+    errors = RidgeCV(alphas=RIDGE_ALPHAS, store_cv_results=True).fit(z, targets).cv_results_
+    alpha = RIDGE_ALPHAS[one_standard_error(errors)]
+    assert reg.head_alpha_[0, 0] == alpha >= loo.head_alpha_[0, 0]
+    expected = Ridge(alpha=alpha).fit(z, targets).predict(z) * reg.target_scale_ + reg.target_mean_
+    np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-4 * y.std())
+    np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), reg.predict(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), reg.predict(X))
+
+
+def test_ridge_1se_head_per_member_and_target_with_the_input_path_and_unequal_lengths():
+    X, _, _ = make_unequal(n=24)
+    y = np.stack([np.array([s.mean() for s in X]), np.array([s.std() for s in X])], axis=1)
+    reg = EADCTRegressor(**FAST, head_refit="ridge-1se", n_estimators=2, head_input_parts=4).fit(X, y)
+    assert reg.head_alpha_.shape == (2, 2) and reg.head_input_weight_.shape == (2,)
+    assert reg.predict(X).shape == (24, 2) and np.isfinite(reg.predict(X)).all()
+    with pytest.raises(ValueError, match="head_hidden_size=None"):
+        EADCTRegressor(**FAST, head_refit="ridge-1se", head_hidden_size=8).fit(X, y)

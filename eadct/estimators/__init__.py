@@ -7,7 +7,7 @@ from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._proxy import proxy_scores as treatment_proxy_scores
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
-from ._ridge import RIDGE_ALPHAS
+from ._ridge import RIDGE_ALPHAS, one_standard_error
 from ._treatment import MARGIN as TREATMENT_MARGIN
 from ._treatment import PROXY_MARGIN as TREATMENT_PROXY_MARGIN
 
@@ -23,6 +23,7 @@ __all__ = [
     "Panel",
     "differences_rule",
     "fill_missing",
+    "one_standard_error",
     "to_panel",
     "paper_configuration",
     "scale_spread",

@@ -26,11 +26,13 @@ REGRESSOR_HEAD = {
         "ridge",
         lambda v: v in REFITS,
         f"one of {list(REFITS)}",
-        'None or "ridge", default="ridge"\n'
+        'None, "ridge" or "ridge-1se", default="ridge"\n'
         '    None: the regressor\'s linear head as fine-tuned. "ridge": after fine-tuning, fitted again by ridge\n'
-        "    regression on the pooled representation of every TRAIN series, its strength chosen by leave-one-out\n"
-        '    on TRAIN; with loss="huber" the head stays as fine-tuned, whose robustness a squared-error refit would\n'
-        "    undo (docs/training.md).",
+        "    regression on the pooled representation of every TRAIN series, its strength the one with the lowest\n"
+        '    leave-one-out error on TRAIN. "ridge-1se": the same, its strength the largest whose leave-one-out\n'
+        "    error is within one standard error of the lowest (more shrinkage towards the mean target where the\n"
+        '    errors cannot tell strengths apart). With loss="huber" the head stays as fine-tuned, whose robustness\n'
+        "    a squared-error refit would undo (docs/training.md).",
         before=None,
     ),
     "head_input_parts": Param(

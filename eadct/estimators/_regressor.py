@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_array
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
 from ._params import REGRESSOR, REGRESSOR_DEFAULTS
-from ._ridge import check_refit, refit_linear_head
+from ._ridge import RIDGE_REFITS, check_refit, refit_linear_head
 from ._signature import make_init
 from ._treatment import ATTRIBUTES_DOC as TREATMENT_ATTRIBUTES_DOC
 from ._treatment import DOC as TREATMENT_DOC
@@ -52,7 +52,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         Target standardisation learnt in fit: mean and standard deviation, or with ``loss="huber"``
         median and interquartile range / 1.349 (the standard deviation where that is 0).
     head_alpha_ : ndarray of shape (n_estimators, n_targets)
-        With ``head_refit="ridge"`` (and the squared error): the strength leave-one-out chose per member and target.
+        With ``head_refit="ridge"`` or ``"ridge-1se"`` (and the squared error): the strength chosen per member and
+        target.
     head_input_weight_ : ndarray of shape (n_estimators,)
         With ``head_input_parts``: the weight of the input's block that leave-one-out chose per member (0: none).
     target_min_, target_max_ : ndarray of shape (n_targets,)
@@ -109,13 +110,14 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         for name in ("head_alpha_", "head_input_weight_"):  # a refit without the ridge leaves none from before
             self.__dict__.pop(name, None)
         self._fit_network(panel, targets, y2.shape[1], X_unlabeled=X_unlabeled)
-        ridge = self.head_refit == "ridge" and self.loss == "squared_error"
+        ridge = self.head_refit in RIDGE_REFITS and self.loss == "squared_error"
         # each member's representation of all of TRAIN (unclipped: the range is still -inf..inf)
         needed = ridge or self.clip_representation
         features = [self._forward(X, "represent", [net]) for net in self.networks_] if needed else []
         if ridge:  # every member's head, on all of TRAIN
             refits = [refit_linear_head(net, feats, targets.astype(np.float64),
-                                        self._forward(X, "input_parts", [net]) if self.head_input_parts else None)
+                                        self._forward(X, "input_parts", [net]) if self.head_input_parts else None,
+                                        self.head_refit)
                       for net, feats in zip(self.networks_, features, strict=True)]  # fmt: skip
             self.head_alpha_ = np.stack([alphas for alphas, _ in refits])
             if self.head_input_parts:

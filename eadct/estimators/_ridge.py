@@ -17,6 +17,11 @@ channel, :meth:`eadct.networks.SeriesNetwork.add_input_path`): the ridge then re
 beside the input's parts, each feature standardised and the input's block multiplied by a weight chosen among
 ``INPUT_WEIGHTS`` by the same leave-one-out error (0: the representation alone). The fine-tuning before is the
 same as without it (the input's weights stay at zero until the refit).
+
+``head_refit="ridge-1se"`` is the same refit with another strength: the largest whose mean leave-one-out error is
+within one standard error of the lowest (Hastie, Tibshirani and Friedman, *The Elements of Statistical Learning*,
+7.10), the strongest shrinkage that the leave-one-out errors cannot tell from the best (docs/accuracy.md,
+"Diagnostic: the regressor's ridge strength by the one-standard-error rule").
 """
 
 from __future__ import annotations
@@ -27,19 +32,21 @@ import torch
 #: The regularisation strengths the leave-one-out choice ranges over: 1e-3 to 1e5, two per decade (MiniRocket's
 #: ridge uses 1e-3 to 1e3; the top two decades let it fall back to the mean target on sets without signal).
 RIDGE_ALPHAS = np.logspace(-3, 5, 17)
-REFITS = (None, "ridge")
+#: ``head_refit``'s values that refit the head by ridge regression, and what each chooses its strength by.
+RIDGE_REFITS = ("ridge", "ridge-1se")
+REFITS = (None, *RIDGE_REFITS)
 #: The weights of the input's block beside the representation that ``head_input_parts`` chooses among.
 INPUT_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 
 
 def check_refit(head_refit, head_hidden_size, owner: str, head_input_parts=None, loss="squared_error") -> None:
     """Before any training: the ridge refit needs the linear head; the input's path needs the ridge refit."""
-    if head_refit == "ridge" and head_hidden_size:
+    if head_refit in RIDGE_REFITS and head_hidden_size:
         raise ValueError(
-            f'{owner}: head_refit="ridge" refits a linear head, but head_hidden_size={head_hidden_size} gives the '
-            "head a hidden layer. Set head_hidden_size=None, or head_refit=None."
+            f"{owner}: head_refit={head_refit!r} refits a linear head, but head_hidden_size={head_hidden_size} gives "
+            "the head a hidden layer. Set head_hidden_size=None, or head_refit=None."
         )
-    if head_input_parts and (head_refit != "ridge" or loss != "squared_error"):
+    if head_input_parts and (head_refit not in RIDGE_REFITS or loss != "squared_error"):
         raise ValueError(
             f"{owner}: head_input_parts={head_input_parts} sets the input's weights in the ridge refit, which "
             f'head_refit={head_refit!r} with loss={loss!r} does not run. Set head_refit="ridge" with '
@@ -53,10 +60,34 @@ def _standardise(features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return (features - mean) / scale, mean, scale
 
 
-def refit_linear_head(network, features: np.ndarray, targets: np.ndarray, inputs: np.ndarray | None = None):
+def one_standard_error(errors: np.ndarray) -> int:
+    """The index of the largest strength (``errors``' columns, in rising order) whose mean squared leave-one-out
+    error over the series (rows) is within one standard error of the lowest mean."""
+    mean = errors.mean(axis=0)
+    best = int(np.argmin(mean))
+    bound = mean[best] + errors[:, best].std(ddof=1) / np.sqrt(len(errors))
+    return int(np.flatnonzero(mean <= bound).max())
+
+
+def _one_standard_error_ridge(design: np.ndarray, targets: np.ndarray):
+    """The ridge of ``targets`` on ``design``, each target's strength by :func:`one_standard_error`."""
+    from sklearn.linear_model import Ridge, RidgeCV
+
+    errors = RidgeCV(alphas=RIDGE_ALPHAS, store_cv_results=True).fit(design, targets).cv_results_
+    errors = errors.reshape(len(targets), targets.shape[1], len(RIDGE_ALPHAS))
+    alphas = np.array([RIDGE_ALPHAS[one_standard_error(errors[:, j])] for j in range(targets.shape[1])])
+    ridge = Ridge(alpha=alphas).fit(design, targets)
+    ridge.alpha_ = alphas
+    return ridge
+
+
+def refit_linear_head(network, features: np.ndarray, targets: np.ndarray, inputs: np.ndarray | None = None,
+                      rule: str = "ridge"):  # fmt: skip
     """Replace ``network.task_head.linear`` by the ridge fit of ``targets`` (n, n_targets) on ``features``
     (n, width), and with ``inputs`` (the input's parts, n, parts * C) ``network.input_weight`` too; returns the
-    chosen strength of each target and the input block's weight (0.0 without ``inputs``)."""
+    chosen strength of each target and the input block's weight (0.0 without ``inputs``). ``rule`` (a value of
+    ``RIDGE_REFITS``): the strength with the lowest leave-one-out error, or by the one-standard-error rule (the
+    input block's weight is chosen by the lowest error either way)."""
     from sklearn.linear_model import RidgeCV
 
     standardised, mean, scale = _standardise(features)
@@ -68,6 +99,9 @@ def refit_linear_head(network, features: np.ndarray, targets: np.ndarray, inputs
         if best is None or np.mean(ridge.best_score_) > np.mean(best[0].best_score_):  # the lower LOO error
             best = (ridge, weight)
     ridge, weight = best
+    if rule == "ridge-1se":
+        design = standardised if parts is None else np.hstack([standardised, weight * parts[0]])
+        ridge = _one_standard_error_ridge(design, targets)
     coef = np.atleast_2d(ridge.coef_)  # (n_targets, width [+ parts * C]) on the standardised columns
     bias = np.atleast_1d(ridge.intercept_) - (coef[:, :width] / scale) @ mean
     linear = network.task_head.linear
