@@ -54,16 +54,17 @@ def validation_ridge(features, targets, train, valid):
 
     from eadct.estimators import RIDGE_ALPHAS
 
-    mean, scale = features.mean(axis=0), features.std(axis=0)
-    z = (features - mean) / np.where(scale > 1e-12, scale, 1.0)
+    standardise = _standardiser(features)
+    z = standardise(features)
     errors = [np.mean((Ridge(alpha=a).fit(z[train], targets[train]).predict(z[valid]) - targets[valid]) ** 2)
               for a in RIDGE_ALPHAS]  # fmt: skip
     alpha = float(RIDGE_ALPHAS[int(np.argmin(errors))])
     ridge = Ridge(alpha=alpha).fit(z, targets)
-    return (lambda f: ridge.predict((f - mean) / np.where(scale > 1e-12, scale, 1.0))), alpha
+    return (lambda f: ridge.predict(standardise(f))), alpha
 
 
 def _standardiser(features):
+    """The map that standardises each column by ``features``' mean and standard deviation (1 where constant)."""
     mean, scale = features.mean(axis=0), features.std(axis=0)
     scale = np.where(scale > 1e-12, scale, 1.0)
     return lambda f: (f - mean) / scale
