@@ -40,6 +40,7 @@ def fits(data):
     out = {value: EADCTRegressor(**FAST, input_differences=value).fit(X, y) for value in (False, True)}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
+        mp.setattr(_treatment, "NETWORK_BELOW", np.inf)
         for margin, name in ((0.0, "auto-without"), (1e9, "auto-with")):
             mp.setattr(_treatment, "MARGIN", margin)
             out[name] = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
@@ -165,6 +166,7 @@ def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
         return fit(self, X_, y_, X_unlabeled=X_unlabeled)
 
     monkeypatch.setattr(EADCTRegressor, "fit", spy)
+    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)  # the network chooses whatever the proxy sees
     est = EADCTRegressor(**FAST, input_differences="auto")
     est.fit(X[:18], y[:18])  # the last 6 series stand for data outside TRAIN
     (_, _, auto), (X_a, y_a, first), (X_b, _, second), (X_r, y_r, refit) = seen
@@ -183,6 +185,7 @@ def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tm
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_treatment, "MARGIN", 1e9)
         mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
+        mp.setattr(_treatment, "NETWORK_BELOW", np.inf)
         again.fit(X, y)
     untimed = lambda choice: {k: v for k, v in choice.items() if k != "choice_s"}  # noqa: E731
     assert untimed(again.treatment_choice_) == untimed(auto.treatment_choice_)
@@ -211,6 +214,7 @@ def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monk
     X, y = data
     calls = []
     monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
     params = dict(FAST, max_epochs=3, max_steps=max_steps)
     est = EADCTRegressor(**params, input_differences="auto").fit(X, y)
     assert est.treatment_choice_["skipped"] == skipped and len(calls) == (0 if skipped else 2)
@@ -219,6 +223,31 @@ def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monk
         assert est.treatment_choice_["decided_by"] is None and est.treatment_choice_["proxy_without"] > 0
         plain = EADCTRegressor(**params, input_differences=False).fit(X, y)
         np.testing.assert_array_equal(est.predict(X), plain.predict(X))
+
+
+@pytest.mark.parametrize(
+    "ratio, judge, network_fits, chosen",
+    [(0.79, "proxy", 0, True), (0.8, "network", 2, None), (0.969, "network", 2, None), (0.97, "proxy", 0, False),
+     (1.2, "proxy", 0, False)],
+)  # fmt: skip
+def test_the_network_chooses_only_where_the_proxy_sees_some_gain(data, monkeypatch, ratio, judge, network_fits, chosen):
+    """Below PROXY_MARGIN the proxy takes the differences; in [PROXY_MARGIN, NETWORK_BELOW) the network chooses; at
+    NETWORK_BELOW or above the proxy sees no gain and the defaults' treatment is fitted at once, exactly
+    ``input_differences=False``."""
+    X, y = data
+    calls = []
+    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+    monkeypatch.setattr(_treatment, "proxy_scores", lambda series, y, random_state: (0.5, 0.5 * ratio))
+    est = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
+    choice = est.treatment_choice_
+    assert len(calls) == network_fits and choice["decided_by"] == judge
+    assert choice["proxy_without"] == 0.5 and choice["proxy_with"] == 0.5 * ratio
+    assert choice["skipped"] == ("no proxy gain" if judge == "proxy" and not chosen else None)
+    if chosen is not None:
+        assert est.input_differences_ is chosen and choice["rmse_without"] is None and choice["n_holdout"] == 0
+        plain = EADCTRegressor(**FAST, input_differences=chosen).fit(X, y)
+        np.testing.assert_array_equal(est.predict(X), plain.predict(X))
+    assert eadct.estimators.TREATMENT_NETWORK_BELOW == 0.97 > eadct.estimators.TREATMENT_PROXY_MARGIN
 
 
 def test_auto_is_the_regressors_default_but_not_the_papers():
@@ -249,6 +278,7 @@ def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypat
 
     X, _, target = make_unequal(lengths=(3, 15))
     monkeypatch.setattr(_treatment, "PROXY_MARGIN", 0.0)  # the network's choice, with its inner fits
+    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
     est = EADCTRegressor(**FAST, input_differences="auto").fit(X, target)
     assert est.treatment_choice_["decided_by"] == "network"
     assert not [w for w in recwarn if "longer than the longest seen in fit" in str(w.message)]

@@ -9,6 +9,7 @@ from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 from ._ridge import RIDGE_ALPHAS, one_standard_error
 from ._treatment import MARGIN as TREATMENT_MARGIN
+from ._treatment import NETWORK_BELOW as TREATMENT_NETWORK_BELOW
 from ._treatment import PROXY_MARGIN as TREATMENT_PROXY_MARGIN
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "RIDGE_ALPHAS",
     "SCALE_SPREAD",
     "TREATMENT_MARGIN",
+    "TREATMENT_NETWORK_BELOW",
     "TREATMENT_PROXY_MARGIN",
     "Panel",
     "differences_rule",
