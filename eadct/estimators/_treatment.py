@@ -55,9 +55,9 @@ DOC = PARAMS["input_differences"].doc.replace("bool, default=False", 'bool or "a
     f"\n    them below {PROXY_MARGIN:g} times the values alone; where it scores them below {NETWORK_BELOW:g} times"
     "\n    but not that far, the regressor is fitted without and with them on two thirds of TRAIN and scored on"
     "\n    the rest, and they are kept only where their RMSE there is below half of the other's: two more"
-    "\n    fits, more than twice a fit's time. Then the choice is fitted"
-    "\n    on all of TRAIN. Where ``max_steps`` shortens fine-tuning on TRAIN (large sets) only the proxy"
-    "\n    chooses (``input_differences_``, ``treatment_choice_``; docs/training.md)."
+    "\n    fits, more than twice a fit's time; otherwise (no gain seen) the values alone, without those fits."
+    "\n    Then the choice is fitted on all of TRAIN. Where ``max_steps`` shortens fine-tuning on TRAIN (large"
+    "\n    sets) only the proxy chooses (``input_differences_``, ``treatment_choice_``; docs/training.md)."
 )
 #: The attributes "auto" sets (numpydoc).
 ATTRIBUTES_DOC = """\
