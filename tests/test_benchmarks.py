@@ -421,6 +421,7 @@ def test_treatment_auto_scores_test_and_fits_the_defaults_only_where_the_choice_
                                                                                   rng.normal(size=6))}  # fmt: skip
     monkeypatch.setattr(auto, "_load", lambda name, dirs, split: data[split])
     monkeypatch.setattr(_treatment, "MARGIN", margin)
+    monkeypatch.setattr(_treatment, "NETWORK_BELOW", float("inf"))  # the network chooses on these random series
     fits, plain_fit = [], auto._fit
     tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0)
 
