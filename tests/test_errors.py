@@ -46,6 +46,18 @@ def test_nan_and_inf_refused(panel, bad):
         EADCTClassifier(**TINY).fit(X, y)
 
 
+def test_nan_padding_is_named_with_the_list_as_the_fix(panel):
+    """Unequal lengths padded with NaN (tslearn's convention) are told to come as a list, not interpolated."""
+    X, y = panel
+    X = X.copy()
+    X[:4, :, 15:] = np.nan
+    with pytest.raises(ValueError, match=r"4 series end in NaN in every channel.*list of \(channels, length\)"):
+        EADCTClassifier(**TINY).fit(X, y)
+    X[:4, 0, 15:] = 1.0  # one channel observed to the end: missing values, not padding
+    with pytest.raises(ValueError, match="missing_values='interpolate' on EADCTClassifier"):
+        EADCTClassifier(**TINY).fit(X, y)
+
+
 def test_nan_at_predict_refused(fitted_classifier, panel):
     X, _ = panel
     X = X.copy()

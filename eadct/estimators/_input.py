@@ -183,10 +183,24 @@ def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> Non
         )
     n_nan = int(np.isnan(real).sum())
     if n_nan and missing_values != "interpolate":
+        padded = _nan_ended(panel)
+        if padded:
+            raise ValueError(
+                f"Input X contains NaN ({n_nan} missing value(s)); {padded} series end in NaN in every channel, "
+                "as series of unequal length padded with NaN do (tslearn's to_time_series_dataset writes them "
+                "so). Pass unequal lengths as a list of (channels, length) arrays, each series cut to its own "
+                "length (docs/input.md); missing_values='interpolate' would fill the padding as data."
+            )
         raise ValueError(
             f"Input X contains NaN ({n_nan} missing value(s)). Set missing_values='interpolate' "
             f"on {estimator_name} to fill them by linear interpolation along time, or impute them first."
         )
+
+
+def _nan_ended(panel: Panel) -> int:
+    """How many series of ``panel`` have NaN in every channel at their last step: the mark of NaN padding."""
+    last = panel.values[np.arange(len(panel.lengths)), panel.lengths - 1]  # (n, C)
+    return int(np.isnan(last).all(axis=1).sum())
 
 
 def fill_missing(panel: Panel) -> Panel:
