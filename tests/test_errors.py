@@ -51,11 +51,53 @@ def test_nan_padding_is_named_with_the_list_as_the_fix(panel):
     X, y = panel
     X = X.copy()
     X[:4, :, 15:] = np.nan
-    with pytest.raises(ValueError, match=r"4 series end in NaN in every channel.*list of \(channels, length\)"):
+    with pytest.raises(ValueError, match=r"4 series end in NaN in every channel.*'trim'.*list of \(channels, length\)"):
         EADCTClassifier(**TINY).fit(X, y)
     X[:4, 0, 15:] = 1.0  # one channel observed to the end: missing values, not padding
     with pytest.raises(ValueError, match="missing_values='interpolate' on EADCTClassifier"):
         EADCTClassifier(**TINY).fit(X, y)
+
+
+def _nan_padded(X, lengths):
+    """X with the steps after each series' length set to NaN in every channel, as tslearn pads unequal lengths."""
+    X = X.copy()
+    for i, length in enumerate(lengths):
+        X[i, :, length:] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("estimator", [EADCTClassifier, EADCTRegressor])
+def test_trim_reads_nan_padding_as_the_list_of_cut_series(panel, estimator):
+    """missing_values='trim' on NaN-padded X fits and predicts exactly as the list of series cut to their lengths."""
+    X, y = panel
+    lengths = [24 - (i % 5) * 3 for i in range(len(X))]  # 12 to 24 steps
+    target = y if estimator is EADCTClassifier else X[:, 0].mean(axis=1)
+    cut = [X[i, :, :length] for i, length in enumerate(lengths)]
+    padded = _nan_padded(X, lengths)
+    on_list = estimator(**TINY).fit(cut, target)
+    trimmed = estimator(**TINY, missing_values="trim").fit(padded, target)
+    np.testing.assert_array_equal(trimmed.predict(padded), on_list.predict(cut))
+    # at predict: NaN padding wider than in fit, and a 3D array without any padding
+    wider = np.concatenate([padded, np.full((len(X), X.shape[1], 6), np.nan)], axis=2)
+    np.testing.assert_array_equal(trimmed.predict(wider), on_list.predict(cut))
+    np.testing.assert_array_equal(trimmed.predict(X), on_list.predict(list(X)))
+
+
+def test_trim_refuses_nan_before_a_series_ends(panel):
+    """NaN in some channels only at a series' last step, or inside it, is a missing value, not padding."""
+    X, y = panel
+    X = _nan_padded(X, [20] * len(X))
+    X[0, 1, 19] = np.nan
+    with pytest.raises(ValueError, match=r"NaN \(1 missing value\(s\)\) before the end of its series"):
+        EADCTClassifier(**TINY, missing_values="trim").fit(X, y)
+
+
+def test_trim_refuses_a_series_without_values(panel):
+    X, y = panel
+    X = _nan_padded(X, [24] * len(X))
+    X[2] = np.nan
+    with pytest.raises(ValueError, match=r"X\[2\] is NaN at every step and channel.*Remove it"):
+        EADCTClassifier(**TINY, missing_values="trim").fit(X, y)
 
 
 def test_nan_at_predict_refused(fitted_classifier, panel):

@@ -121,9 +121,11 @@ def to_panel(
     Parameters
     ----------
     X : array-like, list of arrays or nested DataFrame
-    missing_values : {"raise", "interpolate"}
+    missing_values : {"raise", "interpolate", "trim"}
         ``"raise"``: NaN is an error. ``"interpolate"``: NaN is kept here and filled
-        later by :func:`fill_missing`.
+        later by :func:`fill_missing`. ``"trim"``: the steps after a series' last value are NaN padding; each series
+        ends at its last step with a value in some channel (:func:`trim_nan_padding`), and NaN left before that
+        is an error.
     n_channels : int, optional
         Channels seen in ``fit``; a different number is an error.
     estimator_name : str
@@ -163,12 +165,34 @@ def to_panel(
             "pass series with the same channels as in fit."
         )
     panel = Panel(values, lengths)
+    if missing_values == "trim":
+        panel = trim_nan_padding(panel)
     _check_values(panel, missing_values, estimator_name)
     return panel
 
 
+def trim_nan_padding(panel: Panel) -> Panel:
+    """Read NaN at the end of a series, in every channel, as padding: unequal lengths as tslearn writes them.
+
+    Each series ends at its last step that has a value in at least one channel; the steps after it become the
+    panel's padding (0). A series with no value at all is an error.
+    """
+    observed = ~np.isnan(panel.values).all(axis=2) & panel.valid_mask()  # (n, N): a value in some channel
+    lengths = np.where(observed.any(axis=1), panel.values.shape[1] - np.argmax(observed[:, ::-1], axis=1), 0)
+    if (lengths == 0).any():
+        bad = np.flatnonzero(lengths == 0)
+        raise ValueError(
+            f"X[{int(bad[0])}] is NaN at every step and channel ({len(bad)} such series); with "
+            "missing_values='trim' a series needs at least one value. Remove it from X."
+        )
+    values = panel.values[:, : int(lengths.max())].copy()
+    values[np.arange(values.shape[1])[None, :] >= lengths[:, None]] = 0.0
+    return Panel(values, lengths.astype(np.int64))
+
+
 def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> None:
-    """Refuse infinity at real steps, and NaN unless ``missing_values="interpolate"``."""
+    """Refuse infinity at real steps, and NaN unless ``missing_values="interpolate"`` (after ``"trim"``, NaN is
+    what the padding left)."""
     real = panel.values[panel.valid_mask()]  # (M, C) real steps only
     if np.isinf(real).any():
         raise ValueError(
@@ -182,14 +206,21 @@ def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> Non
             "computes in; rescale X (for example to other units) before fitting or predicting."
         )
     n_nan = int(np.isnan(real).sum())
+    if n_nan and missing_values == "trim":
+        raise ValueError(
+            f"Input X contains NaN ({n_nan} missing value(s)) before the end of its series; missing_values='trim' "
+            "reads only NaN after a series' last value (in every channel) as padding. Impute the others first, or "
+            "pass the series cut to their lengths as a list with missing_values='interpolate'."
+        )
     if n_nan and missing_values != "interpolate":
         padded = _nan_ended(panel)
         if padded:
             raise ValueError(
                 f"Input X contains NaN ({n_nan} missing value(s)); {padded} series end in NaN in every channel, "
                 "as series of unequal length padded with NaN do (tslearn's to_time_series_dataset writes them "
-                "so). Pass unequal lengths as a list of (channels, length) arrays, each series cut to its own "
-                "length (docs/input.md); missing_values='interpolate' would fill the padding as data."
+                "so). Set missing_values='trim' to end each series at its last value, or pass unequal lengths as a "
+                "list of (channels, length) arrays, each series cut to its own length (docs/input.md); "
+                "missing_values='interpolate' would fill the padding as data."
             )
         raise ValueError(
             f"Input X contains NaN ({n_nan} missing value(s)). Set missing_values='interpolate' "

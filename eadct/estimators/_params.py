@@ -251,11 +251,13 @@ _OTHER = {
     ),
     "missing_values": Param(
         "raise",
-        lambda v: v in ("raise", "interpolate"),
-        "'raise' or 'interpolate'",
-        '{"raise", "interpolate"}, default="raise"\n'
-        "    What to do with NaN in X: refuse with a ValueError, or fill by linear interpolation along time (a\n"
-        "    channel with no value in a series gets the channel's training mean).",
+        lambda v: v in ("raise", "interpolate", "trim"),
+        "'raise', 'interpolate' or 'trim'",
+        '{"raise", "interpolate", "trim"}, default="raise"\n'
+        "    What to do with NaN in X: refuse with a ValueError; fill by linear interpolation along time (a\n"
+        "    channel with no value in a series gets the channel's training mean); or, with \"trim\", read NaN after\n"
+        "    a series' last value (in every channel) as padding, so that each series ends there: unequal lengths\n"
+        "    padded with NaN, as tslearn writes them. Other NaN is then an error (docs/input.md).",
     ),
     "log_inputs": Param(
         False,
