@@ -255,7 +255,7 @@ _OTHER = {
         "'raise', 'interpolate' or 'trim'",
         '{"raise", "interpolate", "trim"}, default="raise"\n'
         "    What to do with NaN in X: refuse with a ValueError; fill by linear interpolation along time (a\n"
-        "    channel with no value in a series gets the channel's training mean); or, with \"trim\", read NaN after\n"
+        '    channel with no value in a series gets the channel\'s training mean); or, with "trim", read NaN after\n'
         "    a series' last value (in every channel) as padding, so that each series ends there: unequal lengths\n"
         "    padded with NaN, as tslearn writes them. Other NaN is then an error (docs/input.md).",
     ),
