@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from eadct.networks import EADCTEncoder, EncoderConfig, EvolvingAttention, MaskedBatchNorm
+from eadct.networks import EADCTEncoder, EncoderConfig, EvolvingAttention
 
 
 def encoder(**kw):
@@ -402,32 +402,3 @@ def test_inference_runs_in_blocks_with_the_same_result(monkeypatch):
     monkeypatch.setattr(attention, "CHUNK_ELEMENTS", 2 * 24 * 4)
     with torch.no_grad():
         torch.testing.assert_close(enc(x), stored, atol=1e-5, rtol=1e-5)
-
-
-@pytest.mark.parametrize("momentum", [0.1, None])
-@pytest.mark.parametrize("lengths", [[5, 3, 1, 4], [1]])
-def test_masked_batch_norm_by_sums_equals_the_indexed_form(momentum, lengths):
-    """The form CUDA uses (statistics as sums over the mask, no host sync) gives the indexed form's outputs,
-    gradients and running statistics, in training (also a batch with one valid step) and in eval."""
-    torch.manual_seed(0)
-    lengths = torch.tensor(lengths)
-    valid = torch.arange(int(lengths.max()))[None, :] < lengths[:, None]
-    indexed, by_sums = MaskedBatchNorm(6, momentum=momentum), MaskedBatchNorm(6, momentum=momentum)
-    with torch.no_grad():
-        for bn in (indexed, by_sums):
-            bn.weight.copy_(torch.linspace(0.5, 1.5, 6))
-            bn.bias.copy_(torch.linspace(-1, 1, 6))
-            bn.running_var.fill_(2.0)
-    x = torch.randn(len(lengths), int(lengths.max()), 6, dtype=torch.float64) * 3 + 1
-    for training in (True, True, False):
-        indexed.train(training), by_sums.train(training)
-        xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
-        indexed.double(), by_sums.double()
-        a, b = indexed(xa, valid), by_sums._normalize_weighted(xb, valid)
-        torch.testing.assert_close(b, a)
-        (a * torch.arange(a.numel()).reshape(a.shape)).sum().backward()
-        (b * torch.arange(b.numel()).reshape(b.shape)).sum().backward()
-        torch.testing.assert_close(xb.grad, xa.grad)
-        torch.testing.assert_close(by_sums.weight.grad, indexed.weight.grad)
-        for name in ("running_mean", "running_var", "num_batches_tracked"):
-            torch.testing.assert_close(getattr(by_sums, name), getattr(indexed, name))

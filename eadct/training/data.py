@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import torch
 
@@ -42,19 +41,15 @@ class SeriesTensors:
         valid : Tensor ``(B, N_b)`` of bool, or None when no step is padded
         y : Tensor or None
         """
-        host = self._host_lengths[index.cpu()]  # the batch's shape from the host's copy: no wait for a GPU
-        n_steps = int(host.max())
         index = index.to(self.values.device)
+        lengths = self.lengths[index]
+        n_steps = int(lengths.max())
         x = self.values[index, :n_steps]
-        valid = None
-        if bool((host < n_steps).any()):
-            valid = torch.arange(n_steps, device=x.device)[None, :] < self.lengths[index][:, None]
+        valid = torch.arange(n_steps, device=x.device)[None, :] < lengths[:, None]
+        if bool(valid.all()):
+            valid = None
         y = None if self.targets is None else self.targets[index]
         return x, valid, y
-
-    @cached_property
-    def _host_lengths(self) -> torch.Tensor:
-        return self.lengths.cpu()
 
 
 def batch_indices(n: int, batch_size: int, generator: torch.Generator | None = None):

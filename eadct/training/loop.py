@@ -299,8 +299,7 @@ def _train_epoch(network, optimizer, parameters, step_loss, train, settings, gen
     for group in optimizer.param_groups:
         group["lr"] = settings.lr_at(epoch)
     network.train()
-    total, count = torch.zeros((), dtype=torch.float64, device=train.values.device), 0  # summed on the device:
-    # reading each step's loss would make the host wait for a GPU; float64 sums as Python's floats did
+    total, count = 0.0, 0
     for index in batch_indices(len(train), settings.batch_size, generator):
         x, mask, y = train.batch(index)
         with autocast(train.values.device, settings.autocast_dtype):
@@ -310,9 +309,9 @@ def _train_epoch(network, optimizer, parameters, step_loss, train, settings, gen
         if settings.clip_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
         optimizer.step()
-        total += loss.detach().double() * len(index)
+        total += float(loss.detach()) * len(index)
         count += len(index)
-    return float(total) / max(count, 1)
+    return total / max(count, 1)
 
 
 @dataclass
