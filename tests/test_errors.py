@@ -88,7 +88,7 @@ def test_trim_refuses_nan_before_a_series_ends(panel):
     X, y = panel
     X = _nan_padded(X, [20] * len(X))
     X[0, 1, 19] = np.nan
-    with pytest.raises(ValueError, match=r"NaN \(1 missing value\(s\)\) before the end of its series"):
+    with pytest.raises(ValueError, match=r"NaN \(1 missing value\(s\)\) inside series, before their last values"):
         EADCTClassifier(**TINY, missing_values="trim").fit(X, y)
 
 

@@ -208,9 +208,9 @@ def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> Non
     n_nan = int(np.isnan(real).sum())
     if n_nan and missing_values == "trim":
         raise ValueError(
-            f"Input X contains NaN ({n_nan} missing value(s)) before the end of its series; missing_values='trim' "
-            "reads only NaN after a series' last value (in every channel) as padding. Impute the others first, or "
-            "pass the series cut to their lengths as a list with missing_values='interpolate'."
+            f"Input X contains NaN ({n_nan} missing value(s)) inside series, before their last values; "
+            "missing_values='trim' reads only NaN after a series' last value (in every channel) as padding. Impute "
+            "the others first, or pass the series cut to their lengths as a list with missing_values='interpolate'."
         )
     if n_nan and missing_values != "interpolate":
         padded = _nan_ended(panel)
