@@ -177,8 +177,7 @@ def trim_nan_padding(panel: Panel) -> Panel:
     Each series ends at its last step that has a value in at least one channel; the steps after it become the
     panel's padding (0). A series with no value at all is an error.
     """
-    observed = ~np.isnan(panel.values).all(axis=2) & panel.valid_mask()  # (n, N): a value in some channel
-    lengths = np.where(observed.any(axis=1), panel.values.shape[1] - np.argmax(observed[:, ::-1], axis=1), 0)
+    lengths = _value_lengths(panel)
     if (lengths == 0).any():
         bad = np.flatnonzero(lengths == 0)
         raise ValueError(
@@ -191,8 +190,8 @@ def trim_nan_padding(panel: Panel) -> Panel:
 
 
 def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> None:
-    """Refuse infinity at real steps, and NaN unless ``missing_values="interpolate"`` (after ``"trim"``, NaN is
-    what the padding left)."""
+    """Refuse infinity at real steps, and NaN unless ``missing_values="interpolate"`` (after ``"trim"``, the NaN
+    left is inside series)."""
     real = panel.values[panel.valid_mask()]  # (M, C) real steps only
     if np.isinf(real).any():
         raise ValueError(
@@ -228,10 +227,16 @@ def _check_values(panel: Panel, missing_values: str, estimator_name: str) -> Non
         )
 
 
+def _value_lengths(panel: Panel) -> np.ndarray:
+    """Each series' steps up to its last one with a value in some channel (0: none); shorter than its length where
+    it ends in NaN in every channel, the mark of NaN padding."""
+    observed = ~np.isnan(panel.values).all(axis=2) & panel.valid_mask()  # (n, N): a value in some channel
+    return np.where(observed.any(axis=1), panel.values.shape[1] - np.argmax(observed[:, ::-1], axis=1), 0)
+
+
 def _nan_ended(panel: Panel) -> int:
-    """How many series of ``panel`` have NaN in every channel at their last step: the mark of NaN padding."""
-    last = panel.values[np.arange(len(panel.lengths)), panel.lengths - 1]  # (n, C)
-    return int(np.isnan(last).all(axis=1).sum())
+    """How many series of ``panel`` end in NaN in every channel."""
+    return int((_value_lengths(panel) < panel.lengths).sum())
 
 
 def fill_missing(panel: Panel) -> Panel:
