@@ -609,6 +609,27 @@ def test_a_report_on_part_of_the_datasets_shows_only_those(tiny_setup, tmp_path)
     assert "| TinyTabC |" not in part and "| TinyTabR |" in part and "Results: 1 unit(s)." in part
 
 
+def test_a_report_over_seeds_beyond_the_profile_reads_their_units(tiny_setup, tmp_path, capsys):
+    """``report --seeds`` reads the units that ``run --seeds`` fitted beyond the profile's seeds (same folders: seeds
+    are not in a unit's key); the default report keeps to the profile's."""
+    from eadct.tables.cli import main
+
+    table = load_table(tiny_setup / "cfg" / "tiny.toml")
+    out, reports = tmp_path / "results", tmp_path / "reports"
+    unit = dict(data_dirs=[tiny_setup / "data"], datasets=["TinyTabR"], models=["Transformer"])
+    run_table(table, "tiny", out, **unit)
+    run_table(table, "tiny", out, **unit, seeds=[2])
+    assert result_path(out, table, "Transformer", "TinyTabR", "tiny", 2).is_file()
+    argv = ["report", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", "--out", str(out), "--no-figure"]
+    assert main(argv + ["--report-dir", str(reports / "profile")]) == 0
+    assert main(argv + ["--report-dir", str(reports / "three"), "--seeds", "0", "1", "2"]) == 0
+    assert main(argv + ["--report-dir", str(reports / "bad"), "--seeds", "0", "0"]) == 2
+    assert "--seeds must be distinct" in capsys.readouterr().err and not (reports / "bad").exists()
+    profile, three = ((reports / d / "tinytable_tiny.md").read_text() for d in ("profile", "three"))
+    assert "Seeds [0, 1];" in profile and "Results: 2 unit(s)." in profile
+    assert "Seeds [0, 1, 2];" in three and "Results: 3 unit(s)." in three
+
+
 def test_unit_keys_follow_changed_defaults(monkeypatch):
     """A default changed since the key reference enters a unit's key as if the row had set it: the default row
     then shares the results of a row that asked for the same settings, stale results are never reused, and

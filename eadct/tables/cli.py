@@ -81,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
     rep.add_argument("--force", action="store_true", help="replace a report even when it held more results")
+    rep.add_argument(
+        "--seeds", nargs="+", type=int, help="report these seeds (default: the profile's), e.g. seeds run beyond them"
+    )
     return parser
 
 
@@ -119,6 +122,17 @@ def _report_datasets(table, datasets):
         return table
     _check_names(table, datasets, table.datasets, "dataset")
     return dataclasses.replace(table, datasets=tuple(d for d in table.datasets if d in datasets))
+
+
+def _report_seeds(table, profile: str, seeds):
+    """``table`` whose ``profile`` reports ``seeds`` instead of its own, or as it is without them. Seeds are not
+    part of a unit's key, so units run with ``run --seeds`` beyond the profile's are found in the same folders."""
+    if not seeds:
+        return table
+    if len(set(seeds)) != len(seeds) or min(seeds) < 0:
+        raise UsageError(f"--seeds must be distinct non-negative seeds, got {seeds}.")
+    p = dataclasses.replace(table.profile(profile), seeds=tuple(seeds))
+    return dataclasses.replace(table, profiles={**table.profiles, profile: p})
 
 
 def _backend_params(text: str | None) -> dict | None:
@@ -218,7 +232,7 @@ def main(argv=None) -> int:
                 return _run(table, args, argv)
             if args.command == "status":
                 return _status(table, args)
-            table = _report_datasets(table, args.datasets)
+            table = _report_seeds(_report_datasets(table, args.datasets), args.profile, args.seeds)
             figure = not args.no_figure and _plots_installed()
             paths = build_report(
                 table, args.profile, args.out, args.report_dir, note=args.note, figure=figure, force=args.force
