@@ -24,17 +24,17 @@ def _threads(n):
 
 
 def _selection(parser, out_help: str, units: bool = True) -> None:
-    """The arguments that name a table's results: the table, the profile, the results folder, the datasets,
-    and (``units``) the models and seeds."""
+    """The arguments that name a table's results: the table, the profile, the results folder, the datasets and
+    seeds, and (``units``) the models."""
     from . import available_tables
 
     parser.add_argument("table", help=f"one of {available_tables()} or a .toml path")
     parser.add_argument("--profile", default="quick", help="run profile (quick: 2-core CPU; full: the paper's, GPU)")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"{out_help} (default {DEFAULT_OUT})")
     parser.add_argument("--datasets", nargs="+", help="only these datasets of the table")
+    parser.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
     if units:
         parser.add_argument("--models", nargs="+", help="only these models of the table")
-        parser.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,9 +81,6 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--note", default=None, help="text (e.g. the commands and hardware) put under the title")
     rep.add_argument("--no-figure", action="store_true")
     rep.add_argument("--force", action="store_true", help="replace a report even when it held more results")
-    rep.add_argument(
-        "--seeds", nargs="+", type=int, help="report these seeds (default: the profile's), e.g. seeds run beyond them"
-    )
     return parser
 
 
