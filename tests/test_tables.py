@@ -733,6 +733,22 @@ def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
     assert "head_input_parts=4" in md and "head_input_weight=[" in md
 
 
+def test_a_rows_own_epochs_win_over_the_profiles_budget(tiny_setup, tmp_path):
+    """A candidate row that sets ``max_epochs`` fits that many epochs, not the profile's (its key says so)."""
+    (tiny_setup / "cfg" / "tinyepochs.toml").write_text(
+        '[table]\nname = "tinyepochs"\ntitle = "Tiny epochs"\ndatasets = ["TinyTabC"]\n\n'
+        '[models.Profile]\narchitecture = "transformer"\n\n'
+        '[models."One epoch"]\narchitecture = "transformer"\nparams = { max_epochs = 1, average_epochs = 1 }\n'
+    )
+    table = load_table(tiny_setup / "cfg" / "tinyepochs.toml")
+    out = tmp_path / "results"
+    run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], log=lambda *a: None)
+    units = {m: json.loads(result_path(out, table, m, "TinyTabC", "tinydefaults", 0).read_text()) for m in table.models}
+    for model, epochs in (("Profile", 2), ("One epoch", 1)):
+        assert units[model]["hyperparameters"]["max_epochs"] == epochs
+        assert units[model]["epochs_run"]["finetune"] == epochs
+
+
 def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch):
     """``wide_scales="auto"``, ``input_differences=False`` and ``wide_scales=False`` on a classification set are the
     classifier's fit before those defaults: the same key (so the same stored units) as the defaults' row had then;

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from ..provenance import git_commit, machine_info, versions
 from . import _representations as representations
 from ._backends import Failure, Session, Task, call_task
-from ._config import Profile, TableConfig
+from ._config import EPOCH_SETTINGS, Profile, TableConfig
 from ._data import Data, load_data, metric_name, score
 from ._minirocket import fit_minirocket
 from ._search import make_estimator, run_search
@@ -93,7 +93,9 @@ def _validation_score(history: list[dict]) -> float | None:
 
 def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt):
     """Refit the searched hyperparameters on TRAIN and predict TEST (the fit resumes from ``ckpt``)."""
-    fit = dict(**profile.epochs(), checkpoint_path=str(ckpt))
+    # the profile's budget, unless the row sets its own (a candidate row's ``max_epochs``: part of its key)
+    epochs = {**profile.epochs(), **{k: v for k, v in spec.params.items() if k in EPOCH_SETTINGS}}
+    fit = dict(**epochs, checkpoint_path=str(ckpt))
     est = make_estimator(data.task, spec, profile, data.name, dict(search["best"]), seed, **fit)
     t0 = time.perf_counter()
     est.fit(data.X_train, data.y_train)
