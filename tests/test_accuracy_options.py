@@ -239,9 +239,9 @@ def test_paper_profiles_use_the_paper_configuration_and_defaults_the_estimators(
         k: v for k, v in EADCTClassifier().get_params().items() if k in PAPER_CONFIGURATION
     }
     assert load_table("table2").profile("quick").base_params() == PAPER_CONFIGURATION
-    assert table.profile("defaults").epochs() == {
-        k: EADCTClassifier().get_params()[k] for k in ("max_epochs", "pretrain_epochs", "n_iter_no_change")
-    }
+    epochs = ("max_epochs", "pretrain_epochs", "n_iter_no_change")
+    for task, estimator in (("classification", EADCTClassifier()), ("regression", EADCTRegressor())):
+        assert table.profile("defaults").epochs(task) == {k: estimator.get_params()[k] for k in epochs}
     assert table.compare == ("EA-DC (defaults)", "Transformer (defaults)")
 
 

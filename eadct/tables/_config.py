@@ -94,9 +94,10 @@ class Profile:
         defaults = current_defaults(task)
         return {k: defaults[k] for k in paper_configuration(task)}
 
-    def epochs(self) -> dict:
-        """The refit's ``max_epochs``, ``pretrain_epochs``, ``n_iter_no_change``: the profile's, else the base's."""
-        base = self.base_params()
+    def epochs(self, task: str = "classification") -> dict:
+        """The refit's ``max_epochs``, ``pretrain_epochs``, ``n_iter_no_change``: the profile's, else the base's
+        (of ``task``'s estimator: the classifier's and the regressor's defaults may differ)."""
+        base = self.base_params(task)
         return {k: base[k] if getattr(self, k) is None else getattr(self, k) for k in EPOCH_SETTINGS}
 
     def settings(self, dataset: str) -> dict:

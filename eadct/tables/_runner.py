@@ -94,7 +94,7 @@ def _validation_score(history: list[dict]) -> float | None:
 def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt):
     """Refit the searched hyperparameters on TRAIN and predict TEST (the fit resumes from ``ckpt``)."""
     # the profile's budget, unless the row sets its own (a candidate row's ``max_epochs``: part of its key)
-    epochs = {**profile.epochs(), **{k: v for k, v in spec.params.items() if k in EPOCH_SETTINGS}}
+    epochs = {**profile.epochs(data.task), **{k: v for k, v in spec.params.items() if k in EPOCH_SETTINGS}}
     fit = dict(**epochs, checkpoint_path=str(ckpt))
     est = make_estimator(data.task, spec, profile, data.name, dict(search["best"]), seed, **fit)
     t0 = time.perf_counter()
