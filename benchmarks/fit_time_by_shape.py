@@ -1,13 +1,14 @@
 """What ``EADCTClassifier()``'s default fit costs on shapes that the shared sets do not have: many series.
 
-The classifier has no cap on its optimizer steps (``max_steps=None``): its 20 pretraining and 60 fine-tuning epochs
-each take ``ceil(n / 8)`` batches, so its fit grows with the number of series. This script estimates the default
-fit's time for the shapes of large UEA sets without their data. On random series of each shape (``n`` at most
-``--sample`` of them) it times three short fits of the defaults that differ only in their epochs, after one untimed
-fit: A (1 pretraining, 2 fine-tuning epochs), B (1, 4) and C (2, 2), each with ``average_epochs=1``. Per epoch on
-the sample, fine-tuning costs ``(B - A) / 2`` and pretraining ``C - A``; what is left of A is the fixed part. The
-estimate is that fixed part plus ``(n / sample) * (20 * pretraining + 60 * fine-tuning)``. With ``--check`` it also
-fits the real defaults on one shape small enough to time whole, as a check of the estimate.
+The classifier has no cap on its optimizer steps (``max_steps=None``): its pretraining and fine-tuning epochs
+(``pretrain_epochs`` and ``max_epochs``) each take ``ceil(n / batch_size)`` batches, so its fit grows with the number of
+series. This script estimates the default fit's time for the shapes of large UEA sets without their data. On random
+series of each shape (``n`` at most ``--sample`` of them) it times three short fits of the defaults that differ only in
+their epochs, after one untimed fit: A (1 pretraining, 2 fine-tuning epochs), B (1, 4) and C (2, 2), each with
+``average_epochs=1``. Per epoch on the sample, fine-tuning costs ``(B - A) / 2`` and pretraining ``C - A``; what is left
+of A is the fixed part. The estimate is that fixed part plus ``(n / sample) * (pretrain_epochs * pretraining +
+max_epochs * fine-tuning)``. With ``--check`` it also fits the real defaults on one shape small enough to time whole, as
+a check of the estimate.
 
 Unequal lengths are taken at their longest, so estimates for such sets are high. Random series train like real
 ones per step; early stopping is off at the classifier's defaults (``validation_fraction=0``), so the epochs are

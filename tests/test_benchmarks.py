@@ -672,7 +672,9 @@ def test_fit_time_by_shape_separates_the_epochs_costs_and_scales_them_to_the_ser
     shape = sibling_script("fit_time_by_shape.py")
     calls = []
 
-    def fake_fit(X, y, threads, pretrain_epochs=20, max_epochs=60, **params):
+    pre, fine = shape.DEFAULTS.pretrain_epochs, shape.DEFAULTS.max_epochs  # the classifier's defaults' epochs
+
+    def fake_fit(X, y, threads, pretrain_epochs=pre, max_epochs=fine, **params):
         calls.append((len(X), pretrain_epochs, max_epochs, params))
         per_series = len(X) / 10  # seconds per epoch grow with the series; 3 s of fixed cost
         return 3.0 + per_series * (2.0 * pretrain_epochs + 1.0 * max_epochs)
@@ -681,9 +683,11 @@ def test_fit_time_by_shape_separates_the_epochs_costs_and_scales_them_to_the_ser
     monkeypatch.setattr(shape, "main_job", lambda n_jobs: {"fit_s": 60.0})
     shape.main(["--shapes", "big=40x2x8", "small=5x1x4", "--sample", "10", "--check", "30x1x4", "--threads", "1"])
     out = capsys.readouterr().out
-    # on 40 series from a sample of 10: 3 + 4 * (20 * 2 + 60 * 1) = 403 s, 6.7 min, 7x the main job's 60 s
-    assert "| big (40 x 2 x 8) | 40 | 5 | 4.00 | 8.00 | 6.7 | 7 |" in out
-    # fewer series than the sample: all of them, 3 + 20 * 1 + 60 * 0.5 = 53 s
-    assert "| small (5 x 1 x 4) | 5 | 1 | 0.50 | 1.00 | 0.9 | 1 |" in out
-    assert "ratio 1.00" in out and calls[-1][1:] == (20, 60, {})  # the check fits the defaults whole
+    # on 40 series from a sample of 10: 3 + 4 * (pre * 2 + fine * 1) s (403 s at 20 + 60), against the main job's 60 s
+    big = 3 + 4 * (2 * pre + fine)
+    assert f"| big (40 x 2 x 8) | 40 | 5 | 4.00 | 8.00 | {big / 60:.1f} | {big / 60:.0f} |" in out
+    # fewer series than the sample: all of them, 3 + pre * 1 + fine * 0.5 s
+    small = 3 + pre + 0.5 * fine
+    assert f"| small (5 x 1 x 4) | 5 | 1 | 0.50 | 1.00 | {small / 60:.1f} | {small / 60:.0f} |" in out
+    assert "ratio 1.00" in out and calls[-1][1:] == (pre, fine, {})  # the check fits the defaults whole
     assert {c[0] for c in calls[:4]} == {10} and all(c[3] == {"average_epochs": 1} for c in calls[:4])

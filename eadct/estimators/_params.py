@@ -421,14 +421,14 @@ CLASSIFIER = (
     + ("label_smoothing",)
     + SUPERVISED[SUPERVISED.index("window_slicing") + 1 :]
 )
-#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the representation's): weight averaging
-#: of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments, each chosen by the
-#: TRAIN screen and the benchmark for classification; the log and each series' own standardisation where a
-#: channel's series' scales spread more than 10^2 times, which no shared classification set's do (10^1.75 at most);
-#: and the first differences where X has one channel that ``wide_scales`` leaves as it is, as no shared
-#: classification set has (docs/accuracy.md).
+#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the representation's): weight averaging of the
+#: last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments, each chosen by the TRAIN screen
+#: and the benchmark for classification; 40 fine-tuning epochs, a decision for time; the log and each series' own
+#: standardisation where a channel's series' scales spread more than 10^2 times, which no shared classification set's do
+#: (10^1.75 at most); and the first differences where X has one channel that ``wide_scales`` leaves as it is, as no
+#: shared classification set has (docs/accuracy.md).
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8,
-                       "wide_scales": 100.0, "input_differences": "auto"}  # fmt: skip
+                       "max_epochs": 40, "wide_scales": 100.0, "input_differences": "auto"}  # fmt: skip
 #: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
 #: steps per stage (the cap bounds the time of the lost early stop on large sets), and the input's treatment
 #: chosen on TRAIN: by a kernel ridge proxy, then on an inner split where the cap does not bind (docs/accuracy.md).
