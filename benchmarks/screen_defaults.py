@@ -296,7 +296,8 @@ CANDIDATES = {
         SWA20_B8_SEG8, wide_scales="auto", input_differences="auto", stem_kernel_size="auto"
     ),
     # the classifier's defaults since wide_scales' threshold of 10^2 became one (docs/accuracy.md, "Candidate default:
-    # a classifier threshold of 10^2 for wide_scales"): -wide-udiff's fit wherever no channel spreads 10^2-10^3
+    # a classifier threshold of 10^2 for wide_scales"): -wide-udiff's fit wherever no channel spreads 10^2-10^3; until
+    # 2026-11-28, when 40 fine-tuning epochs (-e40, below) became the default
     "short-segments-all-swa20-b8-seg8-wide100-udiff": dict(SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto"),
     # today's classifier defaults with the fixed sine and cosine positions of Vaswani et al. in place of the learned
     # table (positional_encoding, new; docs/accuracy.md, "Candidate: sinusoidal positions in the classifier")

@@ -132,10 +132,12 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     def decides(est_params):
         return {k: v for k, v in est_params.items() if k in REFERENCE_DEFAULTS}
 
-    today = screen.resolve("short-segments-all-swa20-b8-seg8-wide100-udiff", EADCTClassifier)
+    today = screen.resolve("short-segments-all-swa20-b8-seg8-wide100-udiff-e40", EADCTClassifier)
     assert today == decides(EADCTClassifier().get_params())
+    before_e40 = screen.resolve("short-segments-all-swa20-b8-seg8-wide100-udiff", EADCTClassifier)
+    assert {**before_e40, "max_epochs": 40} == today and before_e40["max_epochs"] == 60
     classifier = screen.resolve("short-segments-all-swa20-b8-seg8-wide-udiff", EADCTClassifier)
-    assert {**classifier, "wide_scales": 100.0} == today and classifier["wide_scales"] == "auto"
+    assert {**classifier, "wide_scales": 100.0} == before_e40 and classifier["wide_scales"] == "auto"
     wide = screen.resolve("short-segments-all-swa20-b8-seg8-wide", EADCTClassifier)
     assert {**wide, "input_differences": "auto"} == classifier and wide["input_differences"] is False
     before_wide = screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier)
