@@ -121,6 +121,19 @@ def test_screen_reads_only_train_and_resumes(screen, tmp_path, monkeypatch, caps
     screen.main(argv)  # finished: nothing fitted again
     assert len(screen.read_results(out)) == 1
     assert "| Toy |" in capsys.readouterr().out
+    row = screen.read_results(out)[0]
+    assert 0 < row["log_loss"] < 10 and np.isfinite(row["log_loss"])  # the hold-out's log-loss, recorded
+
+
+def test_screen_compares_log_loss_by_a_paired_sign_flip_test(screen):
+    """The screen's log-loss lines: lower is a win, the p-value is the exact sign-flip test's for few pairs."""
+    import numpy as np
+
+    assert screen.sign_flip_p(np.array([1.0, 2.0, 3.0, 4.0, 5.0])) == 2 / 32  # all of one sign: 2 of 2**5
+    assert screen.sign_flip_p(np.array([1.0, -1.0])) == 1.0
+    losses = {("base", "A"): {0: 0.5, 1: 0.4}, ("cand", "A"): {0: 0.3, 1: 0.5}, ("cand", "B"): {0: 0.1}}
+    (line,) = screen.log_loss_lines(losses, ["cand"], "base")
+    assert "over 2 (set, seed) pairs" in line and "-0.0500" in line and "1 / 0 / 1" in line
 
 
 def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_day(screen):
