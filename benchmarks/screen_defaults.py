@@ -348,6 +348,18 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-cosine": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, lr_schedule="cosine"
     ),
+    # today's classifier defaults with the evolving maps weighted as the full profile's search chose on Handwriting,
+    # with dropout halved, and (a diagnostic of the screen's log-loss) with batches of 16 again (docs/accuracy.md,
+    # "Candidates: the maps' weights and half the dropout, and the screen's log-loss against a known effect")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-a9b1": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, alpha=0.9, beta=0.1
+    ),
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-drop05": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, dropout=0.05
+    ),
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-b16": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, batch_size=16
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
