@@ -540,6 +540,26 @@ def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str, losse
     return lines + log_loss_lines(losses or {}, candidates, first)
 
 
+def pair_table(rows: list[dict], candidate: str, baseline: str) -> str:
+    """``candidate`` against ``baseline`` pair by pair (Markdown): a row per dataset, a column per seed both have,
+    each cell "baseline -> candidate" hold-out score, with the log-loss in brackets where both rows have it."""
+    by = {(r["candidate"], r["dataset"], r["seed"]): r for r in rows}
+    sets = [d for d in UEA + TSER + sorted({r["dataset"] for r in rows}) if (candidate, d) in {k[:2] for k in by}]
+    seeds = sorted({k[2] for k in by if k[0] == candidate and (baseline, k[1], k[2]) in by})
+    lines = ["| dataset | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|---|" + "---|" * len(seeds)]
+    for d in dict.fromkeys(sets):
+        cells = []
+        for s in seeds:
+            a, b = by.get((baseline, d, s)), by.get((candidate, d, s))
+            form = ".3f" if a and a["task"] == "classification" else ".4g"
+            cell = f"{a['score']:{form}} -> {b['score']:{form}}" if a and b else ""
+            if a and b and "log_loss" in a and "log_loss" in b:
+                cell += f" ({a['log_loss']:.3f} -> {b['log_loss']:.3f})"
+            cells.append(cell)
+        lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def log_loss_lines(losses: dict, candidates: list[str], first: str) -> list[str]:
     """Each candidate against ``first`` by hold-out log-loss over the classification (set, seed) pairs where
     both rows recorded it (rows written before the screen recorded it have none): the mean difference (negative:
@@ -583,6 +603,7 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=None, help="torch threads (one per process when parallel)")
     parser.add_argument("--report", action="store_true", help="print the table of what has finished and stop")
     parser.add_argument("--baseline", nargs="+", default=None, help="with --report: compare against these")
+    parser.add_argument("--pairs", action="store_true", help="with --baseline: each candidate pair by pair")
     args = parser.parse_args(argv)
     out = Path(args.out)
     if args.report:
@@ -598,6 +619,10 @@ def main(argv=None) -> None:
         for i, base in enumerate(args.baseline or [None]):
             print()
             print(report(rows, list(CANDIDATES), base, cells=i == 0))
+        if args.pairs and args.baseline:
+            for name in dict.fromkeys(r["candidate"] for r in rows if r["candidate"] != args.baseline[0]):
+                print(f"\n`{args.baseline[0]}` -> `{name}`, hold-out score (log-loss) per pair:\n")
+                print(pair_table(rows, name, args.baseline[0]))
         return
     import torch
 
