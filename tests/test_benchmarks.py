@@ -134,8 +134,9 @@ def test_screen_compares_log_loss_by_a_paired_sign_flip_test(screen):
     losses = {("base", "A"): {0: 0.5, 1: 0.4}, ("cand", "A"): {0: 0.3, 1: 0.5}, ("cand", "B"): {0: 0.1}}
     (line,) = screen.log_loss_lines(losses, ["cand"], "base")
     assert "over 2 (set, seed) pairs" in line and "-0.0500" in line and "1 / 0 / 1" in line
+    scores = {"base": (0.5, 0.75), "cand": (0.625, 0.75)}
     rows = [dict(candidate=c, dataset="A", seed=s, task="classification", score=v, log_loss=losses[(c, "A")][s])
-            for c, scores in (("base", (0.5, 0.75)), ("cand", (0.625, 0.75))) for s, v in enumerate(scores)]  # fmt: skip
+            for c in scores for s, v in enumerate(scores[c])]  # fmt: skip
     table = screen.pair_table(rows, "cand", "base")
     assert "| A | 0.500 -> 0.625 (0.500 -> 0.300) | 0.750 -> 0.750 (0.400 -> 0.500) |" in table
 
