@@ -536,7 +536,8 @@ def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str, losse
                 f"geometric-mean RMSE ratio {np.exp(-gain.mean()):.3f}")  # fmt: skip
             w, lo = int(np.sum(gain > 1e-12)), int(np.sum(gain < -1e-12))
             lines.append(f"\n`{c}` over the {len(pairs)} (set, seed) pairs of {kind}: {value}, "
-                         f"{w} / {len(pairs) - w - lo} / {lo} (wins / ties / losses).")  # fmt: skip
+                         f"{w} / {len(pairs) - w - lo} / {lo} (wins / ties / losses; sign-flip p = "
+                         f"{sign_flip_p(gain):.3f}).")  # fmt: skip
     return lines + log_loss_lines(losses or {}, candidates, first)
 
 
