@@ -453,9 +453,9 @@ def _run_one(name, candidate, X, y, seed, holdout):
 def holdout_log_loss(est, X_held, y_held) -> float:
     """The mean negative log-probability that the classifier gives each held-out series' class (natural log;
     probabilities clipped at 1e-15, as scikit-learn's ``log_loss``). A proper score of the whole predicted
-    distribution: where accuracy moves only when a series crosses a decision boundary, this moves with every
-    series, so a paired comparison of two candidates on the same hold-outs resolves smaller differences
-    (docs/accuracy.md, "Candidate: a cosine decay of the learning rate under weight averaging")."""
+    distribution, recorded beside the accuracy; it reads the networks' confidence as much as their ranking of the
+    classes, so it is a second reading, not the rules' (docs/accuracy.md, "Candidates: the maps' weights and half
+    the dropout, and the screen's log-loss against a known effect")."""
     proba = est.predict_proba(X_held)
     index = np.searchsorted(est.classes_, y_held)
     return float(-np.mean(np.log(np.clip(proba[np.arange(len(y_held)), index], 1e-15, 1.0))))
