@@ -532,8 +532,11 @@ def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str, losse
                 continue
             a, b = np.array(pairs).T
             gain = a - b if kind == "classification" else np.log(b / a)
-            value = f"mean difference {gain.mean():+.4f}" if kind == "classification" else (
-                f"geometric-mean RMSE ratio {np.exp(-gain.mean()):.3f}")  # fmt: skip
+            se = gain.std(ddof=1) / np.sqrt(len(gain)) if len(gain) > 1 else float("nan")
+            if kind == "classification":
+                value = f"mean difference {gain.mean():+.4f} (standard error {se:.4f})"
+            else:
+                value = f"geometric-mean RMSE ratio {np.exp(-gain.mean()):.3f} (log-ratio's standard error {se:.4f})"
             w, lo = int(np.sum(gain > 1e-12)), int(np.sum(gain < -1e-12))
             lines.append(f"\n`{c}` over the {len(pairs)} (set, seed) pairs of {kind}: {value}, "
                          f"{w} / {len(pairs) - w - lo} / {lo} (wins / ties / losses; sign-flip p = "
