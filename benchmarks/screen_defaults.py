@@ -14,8 +14,13 @@ with the same command goes on where it stopped. The table printed: per dataset t
 candidate, then per candidate the mean score and mean rank over the classification sets, the mean rank and
 the mean RMSE relative to the first candidate over the regression sets, and the median fit time.
 
+Classifier rows also record the hold-out log-loss (``holdout_log_loss``, a second reading). Each comparison over the
+(set, seed) pairs comes with the standard error of its mean and a sign-flip permutation p-value (``sign_flip_p``);
+``--pairs`` prints each candidate against the baseline pair by pair.
+
     python benchmarks/screen_defaults.py --candidates base segments --datasets ERing Libras --threads 1
     python benchmarks/screen_defaults.py --report          # the table of what has finished
+    python benchmarks/screen_defaults.py --report --baseline NAME --pairs   # and pair by pair against NAME
 """
 
 from __future__ import annotations
