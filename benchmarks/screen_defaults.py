@@ -524,6 +524,14 @@ def report(rows: list[dict], candidates: list[str], baseline: str | None = None,
     return "\n".join(lines + pair_lines(seeds, task, [n for n in names if n != first], first, losses))
 
 
+def matched_pairs(values: dict, c: str, first: str, datasets=None) -> list[tuple[float, float]]:
+    """``(c's value, first's value)`` over the (set, seed) pairs both have in ``values`` ((candidate, dataset) ->
+    {seed: value}), of ``datasets`` only where given, in the order of ``values`` and then of the seeds."""
+    return [(values[(c, d)][s], values[(first, d)][s]) for (k, d) in values
+            if k == c and (datasets is None or d in datasets) and (first, d) in values
+            for s in sorted(set(values[(c, d)]) & set(values[(first, d)]))]  # fmt: skip
+
+
 def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str, losses: dict | None = None) -> list[str]:
     """What the screen's rules count: each candidate against ``first`` over the (set, seed) pairs both have,
     accuracy as the mean difference, RMSE as the geometric-mean ratio, with wins / ties / losses; then, where the
@@ -531,8 +539,7 @@ def pair_lines(seeds: dict, task: dict, candidates: list[str], first: str, losse
     lines = []
     for c in candidates:
         for kind in ("classification", "regression"):
-            pairs = [(seeds[(c, d)][s], seeds[(first, d)][s]) for (k, d) in seeds if k == c and task[d] == kind
-                     and (first, d) in seeds for s in sorted(set(seeds[(c, d)]) & set(seeds[(first, d)]))]  # fmt: skip
+            pairs = matched_pairs(seeds, c, first, {d for d in task if task[d] == kind})
             if not pairs:
                 continue
             a, b = np.array(pairs).T
@@ -576,8 +583,7 @@ def log_loss_lines(losses: dict, candidates: list[str], first: str) -> list[str]
     p-value of the mean difference over the pairs (two-sided, exact up to 16 pairs, else 20,000 draws, seeded)."""
     lines = []
     for c in candidates:
-        pairs = [(v, losses[(first, d)][s]) for (k, d), by_seed in losses.items() if k == c and (first, d) in losses
-                 for s, v in sorted(by_seed.items()) if s in losses[(first, d)]]  # fmt: skip
+        pairs = matched_pairs(losses, c, first)
         if not pairs:
             continue
         a, b = np.array(pairs).T
