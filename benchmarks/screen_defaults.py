@@ -365,6 +365,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-b16": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, batch_size=16
     ),
+    # today's classifier defaults with each feature's standard deviation over the series beside its means
+    # (docs/accuracy.md, "Candidate: statistics pooling")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-std": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, pooling="segments-std"
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -88,6 +88,24 @@ def test_segments_max_is_the_mean_the_max_then_the_part_means():
     assert reg.transform(X).shape == (len(X), (reg.n_segments + 2) * TINY["d_model"])
 
 
+def test_segments_std_is_the_mean_the_standard_deviation_then_the_part_means():
+    h = torch.tensor([[0.0, 4.0, 1.0, 3.0, 9.0, 3.0, 4.0, 0.0]]).reshape(1, 8, 1)
+    out = pool_steps(h, None, "segments-std", n_segments=4)
+    std = math.sqrt(float(h.var(unbiased=False)) + 1e-5)
+    torch.testing.assert_close(out, torch.tensor([[3.0, std, 2.0, 2.0, 6.0, 2.0]]))
+    assert pooled_width("segments-std", 4, n_segments=8) == 40
+    # valid steps only: padding, whatever its values, changes nothing; a constant series gets a finite gradient
+    padded = torch.cat([h[:, :5], torch.full((1, 3, 1), 100.0)], dim=1)
+    valid = torch.arange(8)[None, :] < 5
+    torch.testing.assert_close(pool_steps(padded, valid, "segments-std"), pool_steps(h[:, :5], None, "segments-std"))
+    flat = torch.ones(2, 6, 3, requires_grad=True)
+    pool_steps(flat, None, "segments-std", n_segments=2).sum().backward()
+    assert torch.isfinite(flat.grad).all()
+    X, y = make_panel(n=16)
+    clf = EADCTClassifier(**FAST, pooling="segments-std").fit(X, y)
+    assert clf.transform(X).shape == (len(X), (clf.n_segments + 2) * TINY["d_model"])
+
+
 def test_segment_attention_starts_as_segments_and_weighs_steps_by_its_queries():
     """At zero queries every step of a slot weighs the same: exactly "segments", empty parts included. A query
     along a feature moves the slot's weight to the steps where that feature is large, within the slot only, and
@@ -130,7 +148,7 @@ def test_segment_attention_queries_train_in_fine_tuning_and_survive_saving(tmp_p
         EADCTRepresentation(**{**TINY_REPR, "max_epochs": 1}, pooling="segments-attention").fit(X)
 
 
-@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max", "segments-attention"])
+@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max", "segments-std", "segments-attention"])
 def test_new_poolings_fit_unequal_lengths_and_pickle(how):
     X, y, _ = make_unequal(lengths=(3, 15))
     clf = EADCTClassifier(**{**FAST, "pooling": how}).fit(X, y)

@@ -29,8 +29,8 @@ class InspectsNetwork:
         Same inputs as ``predict``. One vector per series of width ``d_model`` for ``pooling="mean"`` or
         ``"max"``, ``2 * d_model`` for ``"mean-max"``, ``(n_segments + 1) * d_model`` for ``"segments"`` (the
         mean, then the means of ``n_segments`` consecutive parts) and ``"segments-attention"`` (the same slots,
-        attention-weighted), ``(n_segments + 2) * d_model`` for ``"segments-max"`` (the max after the mean) and
-        ``n_timepoints_ * d_model`` for ``"flatten"``; for the ResNet
+        attention-weighted), ``(n_segments + 2) * d_model`` for ``"segments-max"`` and ``"segments-std"`` (the
+        max or the standard deviation after the mean) and ``n_timepoints_ * d_model`` for ``"flatten"``; for the ResNet
         row ``d_model`` reads 128. With ``n_estimators > 1`` it is the first member's (``network_``):
         members' representations live in different spaces and are not averaged.
 

@@ -39,15 +39,15 @@ _OTHER = {
         "segments",
         lambda v: v in POOLINGS,
         f"one of {list(POOLINGS)}",
-        '{"mean", "max", "mean-max", "segments", "segments-max", "segments-attention", "flatten"},\n'
-        '    default="segments"\n'
+        '{"mean", "max", "mean-max", "segments", "segments-max", "segments-std", "segments-attention",\n'
+        '    "flatten"}, default="segments"\n'
         "    How the step representations become one vector per series (the head's input), over its valid\n"
         '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of ``n_segments``\n'
         "    consecutive equal parts of each series (the coarse temporal layout, for any length);\n"
-        '    "segments-max" the mean, the max and those part means; "segments-attention" the layout of\n'
-        '    "segments" with each part an attention-weighted mean (learned queries, starting as "segments").\n'
-        '    ``"flatten"``\n'
-        "    is TST's head input: the N x d step representations of the longest training series length N,\n"
+        '    "segments-max" (-std) the mean, the max (the standard deviation) and those part means;\n'
+        '    "segments-attention" the layout of "segments" with each part an attention-weighted mean (learned\n'
+        '    queries, starting as "segments"). ``"flatten"`` is TST\'s head input: the N x d step\n'
+        "    representations of the longest training series length N,\n"
         "    concatenated (shorter series zero-padded); the model then accepts series of at most N steps.\n"
         "    ``transform`` returns the pooled vector (docs/model.md).",
     ),

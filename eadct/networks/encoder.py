@@ -156,7 +156,7 @@ class EADCTEncoder(nn.Module):
 
 
 #: Poolings of the step representations into one vector per series (the head's input).
-POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "segments-attention", "flatten")
+POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "segments-std", "segments-attention", "flatten")
 #: Poolings with weights of their own (:class:`SegmentAttentionPooling`); the others are functions of the steps.
 LEARNED_POOLINGS = ("segments-attention",)
 #: Consecutive parts of a series that ``pooling="segments"`` (and ``"segments-max"``) averages separately,
@@ -169,7 +169,7 @@ def pooled_width(how: str, d: int, n_steps: int | None = None, n_segments: int =
     if how not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {how!r}")
     factor = {"mean": 1, "max": 1, "mean-max": 2, "segments": n_segments + 1, "segments-max": n_segments + 2,
-              "segments-attention": n_segments + 1}.get(how)  # fmt: skip
+              "segments-std": n_segments + 2, "segments-attention": n_segments + 1}.get(how)  # fmt: skip
     if factor is None:  # flatten
         if n_steps is None:
             raise ValueError("pooling='flatten' needs n_steps, the series length the head was built for")
@@ -188,6 +188,17 @@ def _max(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
     if valid is None:
         return h.amax(dim=1)
     return h.masked_fill(~valid.unsqueeze(-1), float("-inf")).amax(dim=1)
+
+
+#: Added to each variance before the root in ``pooling="segments-std"``: a feature constant over a series (or a
+#: series of one step) gets ``sqrt(STD_EPS)`` and a finite gradient instead of the root's infinite slope at 0.
+STD_EPS = 1e-5
+
+
+def _std(h: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+    """Each feature's standard deviation over a series' valid steps (population form), ``(B, d)``."""
+    centred = h - _mean(h, valid).unsqueeze(1)
+    return torch.sqrt(_mean(centred * centred, valid) + STD_EPS)
 
 
 def _segments(h: torch.Tensor, valid: torch.Tensor | None, n_segments: int) -> torch.Tensor:
@@ -256,7 +267,9 @@ def pool_steps(
     ``"mean"``, ``"max"``: ``(B, d)``; ``"mean-max"``: both, ``(B, 2d)``; ``"segments"``: the mean, then the
     means over ``n_segments`` consecutive equal parts of each series (the coarse temporal layout that
     flattening keeps, for any length), ``(B, (n_segments + 1) d)``; ``"segments-max"``: the mean, the max,
-    then the same part means, ``(B, (n_segments + 2) d)``; ``"segments-attention"``: the layout of ``"segments"``
+    then the same part means, ``(B, (n_segments + 2) d)``; ``"segments-std"``: the mean, the standard deviation
+    over the valid steps (statistics pooling), then the part means, ``(B, (n_segments + 2) d)``;
+    ``"segments-attention"``: the layout of ``"segments"``
     with attention-weighted means, computed by ``pooler`` (a :class:`SegmentAttentionPooling`, which holds the
     learned queries). ``"flatten"`` (TST's head input) zeroes
     the padded steps, right-pads with zeros to ``n_steps`` (or keeps the first ``n_steps`` steps of longer
@@ -272,6 +285,8 @@ def pool_steps(
         return _segments(h, valid, n_segments)
     if how == "segments-max":
         return torch.cat([_mean(h, valid), _max(h, valid), part_means(h, valid, n_segments)], dim=1)
+    if how == "segments-std":
+        return torch.cat([_mean(h, valid), _std(h, valid), part_means(h, valid, n_segments)], dim=1)
     if how in LEARNED_POOLINGS:
         if pooler is None:
             raise ValueError(f"pooling={how!r} has learned weights: pass its module as pooler")
