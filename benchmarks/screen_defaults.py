@@ -370,6 +370,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-std": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, pooling="segments-std"
     ),
+    # today's regressor defaults (``...-cap900-auto``) with the same statistics pooling (docs/accuracy.md,
+    # "Candidate: statistics pooling", "The regressor")
+    "short-segments-ridge-swa20-cap900-auto-std": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", pooling="segments-std"
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
