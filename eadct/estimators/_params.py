@@ -44,11 +44,11 @@ _OTHER = {
         "    How the step representations become one vector per series (the head's input), over its valid\n"
         '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of ``n_segments``\n'
         "    consecutive equal parts of each series (the coarse temporal layout, for any length);\n"
-        '    "segments-max" (-std) the mean, the max (the standard deviation) and those part means;\n'
-        '    "segments-attention" the layout of "segments" with each part an attention-weighted mean (learned\n'
-        '    queries, starting as "segments"). ``"flatten"`` is TST\'s head input: the N x d step\n'
-        "    representations of the longest training series length N,\n"
-        "    concatenated (shorter series zero-padded); the model then accepts series of at most N steps.\n"
+        '    "segments-max" / "segments-std" the mean, the max / each feature\'s standard deviation over the\n'
+        '    series, then those part means; "segments-attention" the layout of "segments" with each part an\n'
+        '    attention-weighted mean (learned queries, starting as "segments"). ``"flatten"`` is TST\'s head\n'
+        "    input: the N x d step representations of the longest training series length N, concatenated\n"
+        "    (shorter series zero-padded); the model then accepts series of at most N steps.\n"
         "    ``transform`` returns the pooled vector (docs/model.md).",
     ),
     "n_segments": Param(

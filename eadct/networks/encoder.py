@@ -159,7 +159,7 @@ class EADCTEncoder(nn.Module):
 POOLINGS = ("mean", "max", "mean-max", "segments", "segments-max", "segments-std", "segments-attention", "flatten")
 #: Poolings with weights of their own (:class:`SegmentAttentionPooling`); the others are functions of the steps.
 LEARNED_POOLINGS = ("segments-attention",)
-#: Consecutive parts of a series that ``pooling="segments"`` (and ``"segments-max"``) averages separately,
+#: Consecutive parts of a series that ``pooling="segments"`` (and its variants) averages separately,
 #: unless told otherwise (the estimators' ``n_segments``).
 N_SEGMENTS = 4
 
