@@ -375,6 +375,14 @@ CANDIDATES = {
     "short-segments-ridge-swa20-cap900-auto-std": dict(
         SWA20_RIDGE, max_steps=900, input_differences="auto", pooling="segments-std"
     ),
+    # today's defaults with the head's linear layer fitted on the pretrained representation before fine-tuning
+    # (LP-FT; docs/accuracy.md, "Candidate: a linear probe before fine-tuning")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-probe": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, head_init="probe"
+    ),
+    "short-segments-ridge-swa20-cap900-auto-probe": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", head_init="probe"
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -20,6 +20,7 @@ from ..networks import (
 from ..networks.config import is_positive_int, is_switch_or_auto
 from ._param import Param, _none_or, _number, _optimizer_class
 from ._params_regressor import REGRESSOR_HEAD
+from ._probe import HEAD_INIT
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -350,6 +351,7 @@ PARAMS: dict[str, Param] = {
     },
     **_OTHER,
     **REGRESSOR_HEAD,
+    **HEAD_INIT,
 }
 ENCODER_PARAMS = tuple(encoder_settings())
 
@@ -376,6 +378,7 @@ SUPERVISED = (
     "pooling",
     "n_segments",
     "head_hidden_size",
+    "head_init",
     "max_epochs",
     "pretrain_epochs",
     "max_steps",
@@ -439,7 +442,7 @@ FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "au
                     "mask_augmentation", "mixup", "label_smoothing")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 UNSUPERVISED = tuple(
-    n for n in SUPERVISED if n not in ("head_hidden_size", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
+    n for n in SUPERVISED if n not in ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 )
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
