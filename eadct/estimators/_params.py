@@ -441,8 +441,7 @@ REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_ste
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
                     "mask_augmentation", "mixup", "label_smoothing")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-UNSUPERVISED = tuple(
-    n for n in SUPERVISED if n not in ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
-)
+_NO_HEAD = ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
+UNSUPERVISED = tuple(n for n in SUPERVISED if n not in _NO_HEAD)
 #: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
