@@ -13,7 +13,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, RidgeCV
 
 from eadct import EADCTClassifier, EADCTRegressor
-from eadct.estimators import _base
+from eadct.estimators import _probe
 from eadct.estimators._probe import PROBE_C, probe_head
 from eadct.estimators._ridge import RIDGE_ALPHAS
 from eadct.training import SeriesTensors, predict_outputs
@@ -62,13 +62,13 @@ def test_regressor_probe_is_the_ridge_on_the_representation():
 
 def test_probe_reads_only_the_training_series_once_before_fine_tuning(monkeypatch):
     X, y = make_panel(n=30)
-    seen = []
+    seen, real = [], _probe.probe_head
 
     def recording(network, train, task, batch_size, autocast_dtype=None):
         seen.append(len(train))
-        return probe_head(network, train, task, batch_size, autocast_dtype)
+        return real(network, train, task, batch_size, autocast_dtype)
 
-    monkeypatch.setattr(_base, "probe_head", recording)
+    monkeypatch.setattr(_probe, "probe_head", recording)
     EADCTClassifier(**FAST, head_init="probe", validation_fraction=0.2).fit(X, y)
     assert seen == [24]  # the training part only, never the validation split's 6 series
     seen.clear()

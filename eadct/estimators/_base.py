@@ -35,10 +35,10 @@ from ._inspect import InspectsNetwork
 from ._param import plain
 from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
-from ._probe import check_head_init, probe_head
+from ._probe import head_probe
 from ._signature import check_params
 from ._treatment import as_checked, chosen
-from ._warn import warn_longer, warn_user
+from ._warn import warn_longer, warn_non_finite, warn_user
 
 
 def resolve_device(device) -> torch.device:
@@ -98,7 +98,6 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
     def _start_supervised_fit(self, X, y) -> Panel:
         """Check the parameters, X and y given: every supervised fit's start."""
         check_params(as_checked(self.get_params()), type(self).__name__)
-        check_head_init(getattr(self, "head_init", "random"), self.head_hidden_size, type(self).__name__)
         panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -236,22 +235,10 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     history=history,
                     checkpointer=checkpointer,
                     loss=getattr(self, "loss", "squared_error"),  # only the regressor has a loss to choose
-                    before_finetune=self._head_probe(batch_size, device) if supervised else None,
+                    before_finetune=head_probe(self, batch_size, self._autocast_dtype(device)) if supervised else None,
                 )
-        for r in history:
-            if r.get("non_finite"):
-                warn_user(
-                    f"The {r['stage']} loss became {r['train_loss']} in epoch {r['epoch']}; the stage stopped there "
-                    f"and kept its best earlier epoch. Lower the learning rate (lr={self.lr:g}) or look for extreme "
-                    "values in X."
-                )
+        warn_non_finite(history, self.lr)
         return network.eval(), history, plan
-
-    def _head_probe(self, batch_size: int, device: torch.device):
-        """``head_init="probe"``'s fit of the head before fine-tuning (:func:`probe_head`), or None."""
-        if getattr(self, "head_init", "random") != "probe":  # a model saved before head_init has none
-            return None
-        return lambda network, train: probe_head(network, train, self._task, batch_size, self._autocast_dtype(device))
 
     def _standardize(self, panel: Panel) -> np.ndarray:
         """The network's input (:func:`network_input`); no log scales: a model fitted before ``log_inputs``."""

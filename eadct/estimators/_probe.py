@@ -41,13 +41,18 @@ HEAD_INIT = {
 }
 
 
-def check_head_init(head_init, head_hidden_size, owner: str) -> None:
-    """Before any training: the probe fits a linear head."""
-    if head_init == "probe" and head_hidden_size:
+def head_probe(estimator, batch_size: int, autocast_dtype=None):
+    """``train_two_stage``'s ``before_finetune`` for ``estimator``: its ``head_init="probe"`` (:func:`probe_head`),
+    or None. Called before any training; the probe fits a linear head (a ValueError with a hidden layer)."""
+    if getattr(estimator, "head_init", "random") != "probe":  # a model saved before head_init has none
+        return None
+    if estimator.head_hidden_size:
         raise ValueError(
-            f"{owner}: head_init='probe' fits the head's linear layer on the representation, but head_hidden_size="
-            f"{head_hidden_size} puts a hidden layer between them. Set head_hidden_size=None, or head_init='random'."
+            f"{type(estimator).__name__}: head_init='probe' fits the head's linear layer on the representation, but "
+            f"head_hidden_size={estimator.head_hidden_size} puts a hidden layer between them. Set "
+            "head_hidden_size=None, or head_init='random'."
         )
+    return lambda network, train: probe_head(network, train, estimator._task, batch_size, autocast_dtype)
 
 
 def _logistic_head(linear: torch.nn.Linear, features: np.ndarray, labels: np.ndarray) -> None:

@@ -27,6 +27,17 @@ def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
+def warn_non_finite(history: list[dict], lr: float) -> None:
+    """Warn of each training stage in ``history`` whose loss stopped being finite, and what to do."""
+    for r in history:
+        if r.get("non_finite"):
+            warn_user(
+                f"The {r['stage']} loss became {r['train_loss']} in epoch {r['epoch']}; the stage stopped there "
+                f"and kept its best earlier epoch. Lower the learning rate (lr={lr:g}) or look for extreme "
+                "values in X."
+            )
+
+
 class LongerSeriesWarning(UserWarning):
     """``predict`` got series longer than the longest seen in ``fit`` (:func:`warn_longer`); its own class so that
     code which predicts for its own purposes (the inner split of ``input_differences="auto"``) can silence it."""
