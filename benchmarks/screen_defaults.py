@@ -383,6 +383,11 @@ CANDIDATES = {
     "short-segments-ridge-swa20-cap900-auto-probe": dict(
         SWA20_RIDGE, max_steps=900, input_differences="auto", head_init="probe"
     ),
+    # today's classifier defaults with the 9-step convolutional stem on multivariate series too (docs/accuracy.md,
+    # "Candidate: the convolutional stem on multivariate series")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-stem9": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, stem_kernel_size=9
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
