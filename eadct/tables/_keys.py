@@ -36,6 +36,7 @@ REFERENCE_DEFAULTS = {
     "d_model": 64,
     "dropout": 0.1,
     "head_hidden_size": None,
+    "head_init": "random",
     "head_refit": None,
     "head_input_parts": None,
     "input_differences": False,
