@@ -14,17 +14,17 @@ from sklearn.linear_model import LogisticRegression, RidgeCV
 
 from eadct import EADCTClassifier, EADCTRegressor
 from eadct.estimators import _probe
+from eadct.estimators._data import to_tensors
 from eadct.estimators._probe import PROBE_C, probe_head
 from eadct.estimators._ridge import RIDGE_ALPHAS
-from eadct.training import SeriesTensors, predict_outputs
+from eadct.training import predict_outputs
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
 
 
 def _tensors(model, X, targets):
-    values = torch.as_tensor(model._standardize(model._panel(X, fitting=False)))
-    lengths = torch.full((len(values),), values.shape[1])
-    return SeriesTensors(values, lengths, torch.as_tensor(targets))
+    panel = model._panel(X, fitting=False)
+    return to_tensors(panel, model._standardize(panel), "cpu", targets)
 
 
 def _standardised(features):

@@ -76,11 +76,11 @@ def _logistic_head(linear: torch.nn.Linear, features: np.ndarray, labels: np.nda
 
 def probe_head(network, train, task: str, batch_size: int, autocast_dtype=None) -> None:
     """Fit ``network.task_head.linear`` on the representation of ``train`` (SeriesTensors with targets: class
-    indices or standardised values) by the encoder as it is (eval mode: no dropout)."""
+    indices or standardised values) by the encoder as it is (eval mode: no dropout; each training epoch sets training
+    mode again)."""
     features = predict_outputs(network, train, batch_size, "represent", autocast_dtype)
     targets = train.targets.detach().cpu().numpy()
     if task == "classification":  # the head's linear layer reads dropout(GELU(z)); dropout is off in eval mode
         _logistic_head(network.task_head.linear, F.gelu(features).double().cpu().numpy(), targets)
     else:
         refit_linear_head(network, features.double().cpu().numpy(), targets.reshape(len(targets), -1))
-    network.train()
