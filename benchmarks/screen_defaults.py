@@ -388,6 +388,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-stem9": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, stem_kernel_size=9
     ),
+    # today's classifier defaults with every encoder layer's output pooled into the head's input (docs/accuracy.md,
+    # "Candidate: every layer's output in the classifier's head")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-layers": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, pool_layers="all"
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

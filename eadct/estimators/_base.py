@@ -32,6 +32,7 @@ from ._data import check_finite_outputs, fit_fingerprint, input_statistics, netw
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
+from ._layers import pooled_layer_count
 from ._param import plain
 from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
 from ._persistence import PicklesWeights
@@ -124,14 +125,16 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         architecture = get_architecture(self.architecture)
         config = self._encoder_config(n_channels, max_len, plan)
         flat = self.pooling == "flatten"
-        width = pooled_width(self.pooling, architecture.width(config), max_len, self.n_segments)
+        layers = pooled_layer_count(self, config)
+        width = pooled_width(self.pooling, architecture.width(config) * layers, max_len, self.n_segments)
         head = None
         if self._task == "classification":
             head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
         elif self._task == "regression":
             head = RegressionHead(width, n_outputs, self.head_hidden_size, self.dropout)
         encoder, n_steps = architecture.build(config), max_len if flat else None
-        return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, self.n_segments)
+        pool_layers = "all" if layers > 1 else "last"
+        return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, self.n_segments, pool_layers)
 
     def _memory_args(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
         """What :func:`eadct.networks.plan_training_memory` and its out-of-memory message need."""

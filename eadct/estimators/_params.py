@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import numbers
 
-from ..networks import (
-    ARCHITECTURES,
-    MEMORY_GUARDS,
-    N_SEGMENTS,
-    POOLINGS,
-    encoder_settings,
-)
+from ..networks import ARCHITECTURES, MEMORY_GUARDS, N_SEGMENTS, POOLINGS, encoder_settings
 from ..networks.config import is_positive_int, is_switch_or_auto
+from ._layers import POOL_LAYERS
 from ._param import Param, _none_or, _number, _optimizer_class
 from ._params_regressor import REGRESSOR_HEAD
 from ._probe import HEAD_INIT
@@ -352,6 +347,7 @@ PARAMS: dict[str, Param] = {
     **_OTHER,
     **REGRESSOR_HEAD,
     **HEAD_INIT,
+    **POOL_LAYERS,
 }
 ENCODER_PARAMS = tuple(encoder_settings())
 
@@ -377,6 +373,7 @@ SUPERVISED = (
     "attention_downsample",
     "pooling",
     "n_segments",
+    "pool_layers",
     "head_hidden_size",
     "head_init",
     "max_epochs",

@@ -137,6 +137,12 @@ class EADCTEncoder(nn.Module):
                 chain.append(logits)
         return (h, chain) if return_logits else h
 
+    def layer_outputs(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> list[torch.Tensor]:
+        """Each layer's output ``(B, N, d)``, first to last (the last is :meth:`forward`'s)."""
+        layers = list(self.layers)
+        wanted = [nxt.attention is not None and nxt.attention.uses_previous for nxt in layers[1:]] + [False]
+        return [h for h, _ in self._run(x, valid, wanted)]
+
     def attention_logits(self, x: torch.Tensor, valid: torch.Tensor | None = None):
         """Yield each layer's ``A_logit`` ``(B, K, M, M)`` in turn (None for a layer without attention): the
         logits the layer hands to the next one (Eq. 1), before the key-padding mask and the softmax.

@@ -28,6 +28,8 @@ class SeriesNetwork(nn.Module):
         The series length a flattening head is built for (the longest training series).
     n_segments : int
         The parts of each series that ``pooling="segments"`` averages separately.
+    pool_layers : {"last", "all"}
+        Pool the encoder's last layer, or each of its layers (``encoder.layer_outputs``), concatenated.
     """
 
     def __init__(
@@ -38,6 +40,7 @@ class SeriesNetwork(nn.Module):
         pooling: str = "mean",
         n_steps: int | None = None,
         n_segments: int = N_SEGMENTS,
+        pool_layers: str = "last",
     ):
         super().__init__()
         self.encoder = encoder
@@ -46,8 +49,10 @@ class SeriesNetwork(nn.Module):
         self.pooling = pooling
         self.n_steps = n_steps
         self.n_segments = n_segments
+        self.pool_layers = pool_layers
+        width = encoder.d_model * (len(encoder.layers) if pool_layers == "all" else 1)
         # the learned queries of pooling="segments-attention"; no module (and no key in the state) otherwise
-        self.pooler = SegmentAttentionPooling(encoder.d_model, n_segments) if pooling in LEARNED_POOLINGS else None
+        self.pooler = SegmentAttentionPooling(width, n_segments) if pooling in LEARNED_POOLINGS else None
 
     def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
@@ -56,7 +61,11 @@ class SeriesNetwork(nn.Module):
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
         pooler = getattr(self, "pooler", None)  # a network pickled before learned poolings has none
-        z = pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
+        if getattr(self, "pool_layers", "last") == "all":  # a network pickled before pool_layers has none
+            h = torch.cat(self.encoder.layer_outputs(x, valid), dim=-1)
+        else:
+            h = self.encoder(x, valid)
+        z = pool_steps(h, valid, self.pooling, self.n_steps, self.n_segments, pooler)
         low = getattr(self, "represent_low", None)  # with add_representation_range only
         if low is not None:
             z = torch.clamp(z, low.to(z.dtype), self.represent_high.to(z.dtype))

@@ -59,6 +59,7 @@ REFERENCE_DEFAULTS = {
     "optimizer": None,
     "optimizer_kwargs": None,
     "pooling": "segments",
+    "pool_layers": "last",
     "positional_encoding": "learned",
     "n_segments": 4,
     "precision": "auto",
