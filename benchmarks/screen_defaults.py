@@ -393,6 +393,9 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-layers": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, pool_layers="all"
     ),
+    "short-segments-ridge-swa20-cap900-auto-layers": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", pool_layers="all"
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
