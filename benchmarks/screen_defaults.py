@@ -396,6 +396,11 @@ CANDIDATES = {
     "short-segments-ridge-swa20-cap900-auto-layers": dict(
         SWA20_RIDGE, max_steps=900, input_differences="auto", pool_layers="all"
     ),
+    # today's classifier defaults with sharpness-aware minimisation in fine-tuning (docs/accuracy.md, "Candidate:
+    # sharpness-aware minimisation in the classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-sam05": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, sam_rho=0.05
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -16,6 +16,7 @@ from ._layers import POOL_LAYERS
 from ._param import Param, _none_or, _number, _optimizer_class
 from ._params_regressor import REGRESSOR_HEAD
 from ._probe import HEAD_INIT
+from ._sharpness import SAM_RHO
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -348,6 +349,7 @@ PARAMS: dict[str, Param] = {
     **REGRESSOR_HEAD,
     **HEAD_INIT,
     **POOL_LAYERS,
+    **SAM_RHO,
 }
 ENCODER_PARAMS = tuple(encoder_settings())
 
@@ -393,6 +395,7 @@ SUPERVISED = (
     "window_slicing",
     "mask_augmentation",
     "mixup",
+    "sam_rho",
     "n_estimators",
     "optimizer",
     "optimizer_kwargs",
@@ -436,7 +439,7 @@ REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_ste
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
-                    "mask_augmentation", "mixup", "label_smoothing")  # fmt: skip
+                    "mask_augmentation", "mixup", "label_smoothing", "sam_rho")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 _NO_HEAD = ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 UNSUPERVISED = tuple(n for n in SUPERVISED if n not in _NO_HEAD)

@@ -65,6 +65,7 @@ REFERENCE_DEFAULTS = {
     "precision": "auto",
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
+    "sam_rho": 0.0,
     "series_normalization": False,
     "stem_kernel_size": 1,
     "validation_fraction": 0.1,

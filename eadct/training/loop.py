@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices
+from .sam import sharpness_aware_gradient
 
 # step_loss(network, x, valid, y) -> scalar loss tensor
 StepLoss = Callable[[nn.Module, torch.Tensor, "torch.Tensor | None", "torch.Tensor | None"], torch.Tensor]
@@ -80,6 +81,10 @@ class StageSettings:
         Fine-tuning only: train on mixup batches (:func:`eadct.training.mixup_batch`), convex combinations of
         pairs of series with a weight drawn from ``Beta(mixup, mixup)`` per batch, and the same combination of
         their losses; the validation split and the validation loss see the series as they are. 0: off.
+    sam_rho : float
+        Fine-tuning only: sharpness-aware minimisation (:func:`eadct.training.sam.sharpness_aware_gradient`), each
+        step's gradient taken at the weights moved this far (Euclidean norm over all trained weights) along the
+        normalised gradient; twice the passes per step. 0: off.
     max_steps : int or None
         At most this many optimizer steps in the stage, in whole epochs (at least one): where ``max_epochs``
         epochs of the training data's batches would take more, the stage runs fewer epochs, and
@@ -107,6 +112,7 @@ class StageSettings:
     mask_augmentation: float = 0.0
     label_smoothing: float = 0.0
     mixup: float = 0.0
+    sam_rho: float = 0.0
     max_steps: int | None = None
 
     def capped(self, n_series: int) -> StageSettings:
@@ -302,10 +308,18 @@ def _train_epoch(network, optimizer, parameters, step_loss, train, settings, gen
     total, count = 0.0, 0
     for index in batch_indices(len(train), settings.batch_size, generator):
         x, mask, y = train.batch(index)
+        before = generator.get_state() if settings.sam_rho else None
         with autocast(train.values.device, settings.autocast_dtype):
             loss = step_loss(network, x, mask, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if settings.sam_rho and math.isfinite(float(loss.detach())):
+
+            def loss_again(x=x, mask=mask, y=y):
+                with autocast(train.values.device, settings.autocast_dtype):
+                    return step_loss(network, x, mask, y)
+
+            sharpness_aware_gradient(network, parameters, loss_again, generator, settings.sam_rho, before)
         if settings.clip_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
         optimizer.step()
