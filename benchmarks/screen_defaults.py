@@ -401,6 +401,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-sam05": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, sam_rho=0.05
     ),
+    # today's classifier defaults with stochastic depth (docs/accuracy.md, "Candidate: stochastic depth in the
+    # classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-dp10": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, drop_path=0.1
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

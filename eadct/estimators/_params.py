@@ -370,6 +370,7 @@ SUPERVISED = (
     "series_normalization",
     "d_ff",
     "dropout",
+    "drop_path",
     "norm",
     "recompute_attention",
     "attention_downsample",

@@ -178,6 +178,15 @@ class EncoderConfig:
         "in [0, 1)",
         "float, default=0.1\n    Dropout of the embedding, residual paths, attention weights and head.",
     )
+    drop_path: float = setting(
+        0.0,
+        lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v < 1.0,
+        "in [0, 1)",
+        "float, default=0.0\n"
+        "    Stochastic depth (Huang et al. 2016): in training, each residual branch of layer l (of L, from 0)\n"
+        "    is dropped for a whole series with probability ``drop_path * l / (L - 1)`` and scaled up\n"
+        "    otherwise, in both stages. 0 switches it off (docs/model.md).",
+    )
     norm: str = setting(
         "batch",
         lambda v: v in ("batch", "layer"),

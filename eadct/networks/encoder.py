@@ -57,6 +57,8 @@ class EADCTLayer(nn.Module):
         self.ff2 = nn.Linear(config.d_ff, d)
         self.dropout1 = nn.Dropout(config.dropout)
         self.dropout2 = nn.Dropout(config.dropout)
+        # stochastic depth: this layer's residual branches dropped per series, linearly more deeply (0 at layer 0)
+        self.drop_path = config.drop_path * layer_index / max(1, config.n_layers - 1)
 
     def forward(
         self,
@@ -74,11 +76,20 @@ class EADCTLayer(nn.Module):
         if self.conv is not None:
             parts.append(self.conv(x))
         r = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (B, N, d)
-        x = self.norm1(x + self.dropout1(r), valid)
-        x = self.norm2(x + self.dropout2(self.ff2(F.relu(self.ff1(x)))), valid)
+        x = self.norm1(x + self._drop_path(self.dropout1(r)), valid)
+        x = self.norm2(x + self._drop_path(self.dropout2(self.ff2(F.relu(self.ff1(x))))), valid)
         if valid is not None:
             x = x * valid.unsqueeze(-1)
         return x, logits
+
+    def _drop_path(self, branch: torch.Tensor) -> torch.Tensor:
+        """``branch`` ``(B, N, d)`` zeroed for each series with probability ``self.drop_path`` in training and divided
+        by the probability of keeping it otherwise (the identity in eval mode, or at 0)."""
+        rate = getattr(self, "drop_path", 0.0)  # a network pickled before stochastic depth has none
+        if not self.training or rate == 0.0:
+            return branch
+        keep = torch.rand(branch.shape[0], 1, 1, device=branch.device) >= rate
+        return branch * keep.to(branch.dtype) / (1.0 - rate)
 
 
 class EADCTEncoder(nn.Module):

@@ -35,6 +35,7 @@ REFERENCE_DEFAULTS = {
     "d_ff": 256,
     "d_model": 64,
     "dropout": 0.1,
+    "drop_path": 0.0,
     "head_hidden_size": None,
     "head_init": "random",
     "head_refit": None,
