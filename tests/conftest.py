@@ -47,6 +47,34 @@ def saved_without(model, *names):
     return old
 
 
+def check_option_fit(cls, base: dict, option: dict, X, labels) -> None:
+    """``cls(**base, **option)``: finite outputs, the same after ``clone`` + fit and after a pickle round trip, and
+    different from ``cls(**base)``'s."""
+    import pickle
+
+    from sklearn.base import clone
+
+    method = "predict_proba" if cls is EADCTClassifier else "predict"
+    model = cls(**base, **option).fit(X, labels)
+    out = getattr(model, method)(X)
+    assert np.isfinite(out).all()
+    np.testing.assert_array_equal(getattr(clone(model).fit(X, labels), method)(X), out)
+    np.testing.assert_array_equal(getattr(pickle.loads(pickle.dumps(model)), method)(X), out)
+    assert not np.array_equal(getattr(cls(**base).fit(X, labels), method)(X), out)
+
+
+def check_resumes_exactly(option: dict, tmp_path, monkeypatch) -> None:
+    """A classifier with ``option`` fitted with a checkpoint, killed in its 4th epoch and fitted again, predicts
+    exactly as an uninterrupted fit."""
+    from test_accuracy_options import _killed_then_resumed
+
+    X, y = make_panel(n=20)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, **option}
+    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
+    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
+    np.testing.assert_array_equal(resumed, whole)
+
+
 def make_unequal(n=24, channels=2, lengths=(8, 20), seed=0):
     """List of (C, L_i) series of unequal length, with labels and a float target."""
     rng = np.random.default_rng(seed)

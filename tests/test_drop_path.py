@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, saved_without
-from sklearn.base import clone
+from conftest import TINY, check_option_fit, make_panel, saved_without
 
 from eadct import EADCTClassifier
 from eadct.networks import EADCTEncoder, EncoderConfig
@@ -36,11 +33,7 @@ def test_a_branch_is_dropped_or_scaled_per_series_in_training_only():
 
 def test_drop_path_is_deterministic_round_trips_and_changes_the_fit():
     X, y = make_panel(n=20)
-    model = EADCTClassifier(**FAST, drop_path=0.2).fit(X, y)
-    out = model.predict_proba(X)
-    np.testing.assert_array_equal(clone(model).fit(X, y).predict_proba(X), out)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), out)
-    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), out)
+    check_option_fit(EADCTClassifier, FAST, {"drop_path": 0.2}, X, y)
 
 
 def test_drop_path_checks_its_value_and_old_models_load_without_it():

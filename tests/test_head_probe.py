@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal, saved_without
+from conftest import TINY, check_option_fit, check_resumes_exactly, make_panel, make_unequal, saved_without
 from scipy.special import softmax
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression, RidgeCV
 
 from eadct import EADCTClassifier, EADCTRegressor
@@ -82,25 +79,11 @@ def test_probe_reads_only_the_training_series_once_before_fine_tuning(monkeypatc
 @pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor])
 def test_probe_fit_is_deterministic_round_trips_and_changes_the_fit(cls):
     X, y, target = make_unequal()
-    labels = y if cls is EADCTClassifier else target
-    method = "predict_proba" if cls is EADCTClassifier else "predict"
-    model = cls(**FAST, head_init="probe").fit(X, labels)
-    out = getattr(model, method)(X)
-    assert np.isfinite(out).all()
-    np.testing.assert_array_equal(getattr(clone(model).fit(X, labels), method)(X), out)
-    np.testing.assert_array_equal(getattr(pickle.loads(pickle.dumps(model)), method)(X), out)
-    plain = cls(**FAST).fit(X, labels)
-    assert not np.array_equal(getattr(plain, method)(X), out)
+    check_option_fit(cls, FAST, {"head_init": "probe"}, X, y if cls is EADCTClassifier else target)
 
 
 def test_probe_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    from test_accuracy_options import _killed_then_resumed
-
-    X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "head_init": "probe"}
-    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
-    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
-    np.testing.assert_array_equal(resumed, whole)
+    check_resumes_exactly({"head_init": "probe"}, tmp_path, monkeypatch)
 
 
 def test_probe_needs_a_linear_head_and_a_known_value():

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal, saved_without
-from sklearn.base import clone
+from conftest import TINY, check_option_fit, check_resumes_exactly, make_panel, make_unequal, saved_without
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 from eadct.estimators._data import to_tensors
@@ -49,14 +46,7 @@ def test_the_representation_is_each_layers_pooled_output():
 @pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor])
 def test_all_layers_is_deterministic_round_trips_and_changes_the_fit(cls):
     X, y, target = make_unequal()
-    labels = y if cls is EADCTClassifier else target
-    method = "predict_proba" if cls is EADCTClassifier else "predict"
-    model = cls(**FAST, pool_layers="all").fit(X, labels)
-    out = getattr(model, method)(X)
-    assert np.isfinite(out).all()
-    np.testing.assert_array_equal(getattr(clone(model).fit(X, labels), method)(X), out)
-    np.testing.assert_array_equal(getattr(pickle.loads(pickle.dumps(model)), method)(X), out)
-    assert not np.array_equal(getattr(cls(**FAST).fit(X, labels), method)(X), out)
+    check_option_fit(cls, FAST, {"pool_layers": "all"}, X, y if cls is EADCTClassifier else target)
 
 
 def test_the_representation_estimator_pools_every_layer():
@@ -68,13 +58,7 @@ def test_the_representation_estimator_pools_every_layer():
 
 
 def test_all_layers_with_learned_pooling_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    from test_accuracy_options import _killed_then_resumed
-
-    X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "pool_layers": "all", "pooling": "segments-attention"}
-    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
-    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
-    np.testing.assert_array_equal(resumed, whole)
+    check_resumes_exactly({"pool_layers": "all", "pooling": "segments-attention"}, tmp_path, monkeypatch)
 
 
 def test_all_layers_needs_a_layered_encoder_and_a_known_value():

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal, saved_without
-from sklearn.base import clone
+from conftest import TINY, check_option_fit, check_resumes_exactly, make_panel, make_unequal, saved_without
 from torch import nn
 
 from eadct import EADCTClassifier, EADCTRegressor
@@ -55,24 +52,11 @@ def test_the_second_pass_repeats_the_batch_draws_and_keeps_batch_norm_statistics
 @pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor])
 def test_sam_is_deterministic_round_trips_and_changes_the_fit(cls):
     X, y, target = make_unequal()
-    labels = y if cls is EADCTClassifier else target
-    method = "predict_proba" if cls is EADCTClassifier else "predict"
-    model = cls(**FAST, sam_rho=0.05).fit(X, labels)
-    out = getattr(model, method)(X)
-    assert np.isfinite(out).all()
-    np.testing.assert_array_equal(getattr(clone(model).fit(X, labels), method)(X), out)
-    np.testing.assert_array_equal(getattr(pickle.loads(pickle.dumps(model)), method)(X), out)
-    assert not np.array_equal(getattr(cls(**FAST).fit(X, labels), method)(X), out)
+    check_option_fit(cls, FAST, {"sam_rho": 0.05}, X, y if cls is EADCTClassifier else target)
 
 
 def test_sam_with_augmentation_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    from test_accuracy_options import _killed_then_resumed
-
-    X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "sam_rho": 0.05, "augmentation": 0.1}
-    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
-    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
-    np.testing.assert_array_equal(resumed, whole)
+    check_resumes_exactly({"augmentation": 0.1, "sam_rho": 0.05}, tmp_path, monkeypatch)
 
 
 def test_sam_checks_its_value_and_old_models_load_without_it():
