@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
+from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 
@@ -50,10 +53,6 @@ def saved_without(model, *names):
 def check_option_fit(cls, base: dict, option: dict, X, labels) -> None:
     """``cls(**base, **option)``: finite outputs, the same after ``clone`` + fit and after a pickle round trip, and
     different from ``cls(**base)``'s."""
-    import pickle
-
-    from sklearn.base import clone
-
     method = "predict_proba" if cls is EADCTClassifier else "predict"
     model = cls(**base, **option).fit(X, labels)
     out = getattr(model, method)(X)

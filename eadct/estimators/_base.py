@@ -133,7 +133,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         elif self._task == "regression":
             head = RegressionHead(width, n_outputs, self.head_hidden_size, self.dropout)
         encoder, n_steps = architecture.build(config), max_len if flat else None
-        pool_layers = "all" if layers > 1 else "last"
+        pool_layers = getattr(self, "pool_layers", "last")  # a model saved before pool_layers has none
         return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, self.n_segments, pool_layers)
 
     def _memory_args(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:

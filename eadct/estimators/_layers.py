@@ -11,7 +11,7 @@ measured effect: docs/accuracy.md, section "Candidate: every layer's output in t
 
 from __future__ import annotations
 
-from ..networks import get_architecture
+from ..networks import ARCHITECTURES, get_architecture
 from ._param import Param
 
 POOL_LAYERS_VALUES = ("last", "all")
@@ -25,7 +25,7 @@ POOL_LAYERS = {
         '    Which encoder layers the head reads. "last": the last layer\'s output, pooled. "all": each of the\n'
         "    ``2 * n_blocks`` layers' outputs pooled the same way and concatenated (multi-layer aggregation; the\n"
         "    head's input ``2 * n_blocks`` times as wide). The EA-DC family of architectures only\n"
-        "    (docs/training.md).",
+        "    (docs/model.md).",
         before="last",
     ),
 }
@@ -36,11 +36,11 @@ def pooled_layer_count(estimator, config) -> int:
     ValueError for an architecture whose encoder has no layers to read)."""
     if getattr(estimator, "pool_layers", "last") != "all":  # a model saved before pool_layers has none
         return 1
-    build = get_architecture(estimator.architecture).build
-    if not hasattr(build, "layer_outputs"):
+    if not hasattr(get_architecture(estimator.architecture).build, "layer_outputs"):
+        layered = [name for name, a in ARCHITECTURES.items() if hasattr(a.build, "layer_outputs")]
         raise ValueError(
             f"{type(estimator).__name__}: pool_layers='all' reads each layer of an encoder of the EA-DC family, but "
             f"architecture={estimator.architecture!r} has no such layers. Set pool_layers='last', or an architecture "
-            "in 'ea-dc-transformer', 'dc-transformer', 'transformer', 'dilated-conv'."
+            f"in {layered}."
         )
     return config.n_layers
