@@ -406,6 +406,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-dp10": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, drop_path=0.1
     ),
+    # today's classifier defaults with a learned relative-position bias in the attention logits (docs/accuracy.md,
+    # "Candidate: a relative-position bias in the classifier's attention")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-relpos": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, relative_positions=True
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

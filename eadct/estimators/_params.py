@@ -366,6 +366,7 @@ SUPERVISED = (
     "conv_kernel_size",
     "stem_kernel_size",
     "positional_encoding",
+    "relative_positions",
     "input_differences",
     "series_normalization",
     "d_ff",

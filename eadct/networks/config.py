@@ -150,6 +150,16 @@ class EncoderConfig:
         '    cosine waves of Vaswani et al. (2017) ("learned-sinusoidal"); or those waves fixed ("sinusoidal"),\n'
         "    amplitude 1, which hold no parameters and are defined at every length (docs/model.md).",
     )
+    relative_positions: bool = setting(
+        False,
+        is_switch,
+        "True or False",
+        "bool, default=False\n"
+        "    Beside the stem's positions, a learned bias of each attention head for each offset between key and\n"
+        "    query token, added to the attention logits of every layer (T5's and ConvTran's relative position\n"
+        "    bias, started at 0; offsets longer than the longest training series read the longest). False is\n"
+        "    the paper's (docs/model.md).",
+    )
     input_differences: bool = setting(
         False,
         is_switch,

@@ -44,6 +44,9 @@ class EADCTLayer(nn.Module):
                 recompute=config.recompute_attention,
                 downsample=config.attention_downsample,
                 fast_plain=config.fast_plain_attention,
+                relative_positions=math.ceil(config.max_len / config.attention_downsample)
+                if config.relative_positions
+                else 0,
             )
             if config.d_attention > 0
             else None

@@ -42,7 +42,7 @@ class MapSettings:
     block_elements: int | None = None
 
 
-def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, rows=None):
+def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, rows=None, position=None):
     """The map path for a block of query rows: -> ``A v`` ``(b, K, R, d_head)`` and logits ``(b, K, R, M)``.
 
     The 1 / sqrt(d_head) scale goes on q, the alpha-mix is fused into the q k^T product (one ``baddbmm``),
@@ -62,6 +62,9 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
     settings : MapSettings
     rows : tuple ``(r0, top, bottom)`` or None
         The block's first row and its halo rows above and below; None: all M rows, no halo.
+    position : ``(K, R + top + bottom, M)`` or None
+        A learned bias of each head on the same rows as ``q``, added to ``S_i`` (so weighted by ``1 - alpha``
+        in the mix): the relative-position term of ``relative_positions=True``; None for none.
     """
     b, heads, m_q, d_head = q.shape
     m = k.shape[2]
@@ -79,8 +82,12 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
         )
         # not a view for autograd (a .view would make evolve_maps' in-place write a CopySlices)
         logits = torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
+        if position is not None:
+            logits.add_(position, alpha=take_new)  # alpha * previous + (1 - alpha) * (S_i + bias)
     else:
         logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
+        if position is not None:
+            logits.add_(position)
     r0, top, bottom = (0, 0, 0) if rows is None else rows
     if weight is not None:
         if valid is not None:

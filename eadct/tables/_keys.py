@@ -66,6 +66,7 @@ REFERENCE_DEFAULTS = {
     "precision": "auto",
     "pretrain_epochs": 20,
     "recompute_attention": "auto",
+    "relative_positions": False,
     "sam_rho": 0.0,
     "series_normalization": False,
     "stem_kernel_size": 1,
