@@ -411,6 +411,9 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-relpos": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, relative_positions=True
     ),
+    "short-segments-ridge-swa20-cap900-auto-relpos": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", relative_positions=True
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
