@@ -66,28 +66,8 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
         A learned bias of each head on the same rows as ``q``, added to ``S_i`` (so weighted by ``1 - alpha``
         in the mix): the relative-position term of ``relative_positions=True``; None for none.
     """
-    b, heads, m_q, d_head = q.shape
-    m = k.shape[2]
-    q = q * (1.0 / math.sqrt(d_head))
-    if settings.alpha > 0:
-        # A_in = alpha * previous + (1 - alpha) * q k^T in one product, (b * K, rows, M). baddbmm names its
-        # two weights beta (on the added tensor) and alpha (on the product): the paper's alpha is the former.
-        keep_previous, take_new = settings.alpha, 1.0 - settings.alpha
-        logits = torch.baddbmm(
-            previous.reshape(b * heads, m_q, m),
-            q.reshape(b * heads, m_q, d_head),
-            k.reshape(b * heads, m, d_head).transpose(1, 2),
-            beta=keep_previous,
-            alpha=take_new,
-        )
-        # not a view for autograd (a .view would make evolve_maps' in-place write a CopySlices)
-        logits = torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
-        if position is not None:
-            logits.add_(position, alpha=take_new)  # alpha * previous + (1 - alpha) * (S_i + bias)
-    else:
-        logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
-        if position is not None:
-            logits.add_(position)
+    m_q = q.shape[2]
+    logits = _mixed_scores(q, k, previous, position, settings.alpha)
     r0, top, bottom = (0, 0, 0) if rows is None else rows
     if weight is not None:
         if valid is not None:
@@ -106,6 +86,30 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
         scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
     weights = map_dropout(torch.softmax(scores, dim=-1), settings.dropout, settings.training)
     return torch.matmul(weights, v), logits  # (b, K, R, d_head), (b, K, R, M)
+
+
+def _mixed_scores(q, k, previous, position, alpha: float):
+    """``alpha * previous + (1 - alpha) * (S_i + position)`` ``(b, K, R, M)``, with ``S_i = q k^T / sqrt(d_head)``
+    (the terms that are None or weighted 0 left out): the scale goes on q, the mix into one ``baddbmm``."""
+    b, heads, m_q, d_head = q.shape
+    m = k.shape[2]
+    q = q * (1.0 / math.sqrt(d_head))
+    if alpha == 0:
+        logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
+        return logits if position is None else logits.add_(position)
+    # baddbmm names its two weights beta (on the added tensor) and alpha (on the product): the paper's alpha is the
+    # former.
+    take_new = 1.0 - alpha
+    logits = torch.baddbmm(
+        previous.reshape(b * heads, m_q, m),
+        q.reshape(b * heads, m_q, d_head),
+        k.reshape(b * heads, m, d_head).transpose(1, 2),
+        beta=alpha,
+        alpha=take_new,
+    )
+    # not a view for autograd (a .view would make evolve_maps' in-place write a CopySlices)
+    logits = torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
+    return logits if position is None else logits.add_(position, alpha=take_new)
 
 
 def map_dropout(weights: torch.Tensor, p: float, training: bool) -> torch.Tensor:
