@@ -414,6 +414,11 @@ CANDIDATES = {
     "short-segments-ridge-swa20-cap900-auto-relpos": dict(
         SWA20_RIDGE, max_steps=900, input_differences="auto", relative_positions=True
     ),
+    # today's classifier defaults with the dilated convolutions centred on each step instead of causal (docs/accuracy.md,
+    # "Candidate: centred dilated convolutions in the classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-centred": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, conv_causal=False
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip

@@ -364,6 +364,7 @@ SUPERVISED = (
     "n_blocks",
     "attention_kernel_size",
     "conv_kernel_size",
+    "conv_causal",
     "stem_kernel_size",
     "positional_encoding",
     "relative_positions",

@@ -129,6 +129,14 @@ class EncoderConfig:
         "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
         "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
     )
+    conv_causal: bool = setting(
+        True,
+        is_switch,
+        "True or False",
+        "bool, default=True\n"
+        "    Whether the dilated convolutions are causal, the output at a step reading only the steps up to it\n"
+        "    (the paper's), or centred on it, reading both sides (False; docs/model.md).",
+    )
     stem_kernel_size: int | str = setting(
         1,
         lambda v: v == "auto" or is_positive_odd_int(v),

@@ -52,7 +52,9 @@ class EADCTLayer(nn.Module):
             else None
         )
         self.conv = (
-            DilatedConvBranch(d, config.d_conv, config.conv_kernel_size, dilation) if config.d_conv > 0 else None
+            DilatedConvBranch(d, config.d_conv, config.conv_kernel_size, dilation, config.conv_causal)
+            if config.d_conv > 0
+            else None
         )
         self.norm1 = make_norm(config.norm, d)
         self.norm2 = make_norm(config.norm, d)
@@ -77,7 +79,7 @@ class EADCTLayer(nn.Module):
             h, logits = self.attention(x, previous_logits, valid, need_logits)
             parts.append(h)
         if self.conv is not None:
-            parts.append(self.conv(x))
+            parts.append(self.conv(x, valid))
         r = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]  # (B, N, d)
         x = self.norm1(x + self._drop_path(self.dropout1(r)), valid)
         x = self.norm2(x + self._drop_path(self.dropout2(self.ff2(F.relu(self.ff1(x))))), valid)

@@ -31,6 +31,7 @@ REFERENCE_DEFAULTS = {
     "clip_grad_norm": 4.0,
     "clip_predictions": False,
     "clip_representation": False,
+    "conv_causal": True,
     "conv_kernel_size": 3,
     "d_ff": 256,
     "d_model": 64,

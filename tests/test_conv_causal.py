@@ -1,0 +1,60 @@
+"""``conv_causal=False``: the dilated convolutions centred on each step instead of causal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import TINY, check_option_fit, make_panel, saved_without
+
+from eadct import EADCTClassifier
+from eadct.networks import DilatedConvBranch, EADCTEncoder, EncoderConfig
+
+FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
+
+
+@pytest.mark.parametrize("kernel, dilation", [(3, 1), (3, 2), (4, 1)])
+def test_a_step_reads_both_sides_when_centred_and_only_the_past_when_causal(kernel, dilation):
+    torch.manual_seed(0)
+    x = torch.randn(1, 20, 4, requires_grad=True)
+    for causal in (True, False):
+        branch = DilatedConvBranch(4, 6, kernel, dilation, causal=causal)
+        out = branch(x)
+        assert out.shape == (1, 20, 6)
+        (grad,) = torch.autograd.grad(out[0, 10].sum(), x)
+        read = grad[0].abs().sum(1).nonzero().flatten()
+        reach = 2 * (kernel - 1) * dilation  # two convolutions
+        left = reach if causal else 2 * ((kernel - 1) * dilation // 2)
+        assert (int(read.min()), int(read.max())) == (10 - left, 10 - left + reach)
+
+
+def test_a_centred_series_reads_the_same_alone_and_padded_in_a_batch():
+    torch.manual_seed(0)
+    short = torch.randn(1, 9, 3)
+    padded = torch.cat([torch.cat([short, torch.zeros(1, 7, 3)], dim=1), torch.randn(1, 16, 3)])
+    valid = torch.ones(2, 16, dtype=torch.bool)
+    valid[0, 9:] = False
+    branch = DilatedConvBranch(3, 6, 3, 2, causal=False)
+    torch.testing.assert_close(branch(padded, valid)[0, :9], branch(short)[0])
+    # without the mask of the first convolution's output, the padded steps would reach the last real ones
+    assert not torch.allclose(branch(padded)[0, :9], branch(short)[0])
+    config = EncoderConfig(n_channels=3, max_len=16, d_model=16, n_heads=2, n_blocks=2, d_ff=16, conv_causal=False)
+    encoder = EADCTEncoder(config).eval()
+    torch.testing.assert_close(encoder(padded, valid)[0, :9], encoder(short)[0])
+
+
+def test_conv_causal_false_is_deterministic_round_trips_and_changes_the_fit():
+    X, y = make_panel(n=20)
+    check_option_fit(EADCTClassifier, FAST, {"conv_causal": False}, X, y)
+
+
+def test_conv_causal_checks_its_value_and_old_models_load_as_causal():
+    X, y = make_panel(n=16)
+    with pytest.raises(ValueError, match="conv_causal must be True or False"):
+        EADCTClassifier(**FAST, conv_causal="no").fit(X, y)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "conv_causal")
+    for layer in old.network_.encoder.layers:
+        del layer.conv.causal  # a network pickled before the attribute existed
+    assert old.conv_causal is True
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
