@@ -414,10 +414,15 @@ CANDIDATES = {
     "short-segments-ridge-swa20-cap900-auto-relpos": dict(
         SWA20_RIDGE, max_steps=900, input_differences="auto", relative_positions=True
     ),
-    # today's classifier defaults with the dilated convolutions centred on each step instead of causal (docs/accuracy.md,
-    # "Candidate: centred dilated convolutions in the classifier")
+    # today's classifier defaults with the dilated convolutions centred on each step instead of causal
+    # (docs/accuracy.md, "Candidate: centred dilated convolutions in the classifier")
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-centred": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, conv_causal=False
+    ),
+    # today's classifier defaults with the convolutions' dilation doubling per layer (docs/accuracy.md, "Candidate: the
+    # dilation doubling with every layer in the classifier")
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-dil": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, dilation_per_layer=True
     ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",

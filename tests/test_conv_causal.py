@@ -1,4 +1,4 @@
-"""``conv_causal=False``: the dilated convolutions centred on each step instead of causal."""
+"""The dilated convolutions' options: ``conv_causal=False`` (centred on each step) and ``dilation_per_layer``."""
 
 from __future__ import annotations
 
@@ -58,3 +58,16 @@ def test_conv_causal_checks_its_value_and_old_models_load_as_causal():
         del layer.conv.causal  # a network pickled before the attribute existed
     assert old.conv_causal is True
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
+def test_dilation_doubles_per_block_by_default_and_per_layer_when_asked():
+    for per_layer, dilations in ((False, [1, 1, 2, 2]), (True, [1, 2, 4, 8])):
+        config = EncoderConfig(n_channels=2, max_len=40, d_model=16, n_heads=2, dilation_per_layer=per_layer)
+        encoder = EADCTEncoder(config)
+        assert [layer.conv.conv1.dilation[0] for layer in encoder.layers] == dilations
+        assert encoder(torch.randn(2, 40, 2)).shape == (2, 40, 16)
+
+
+def test_dilation_per_layer_is_deterministic_round_trips_and_changes_the_fit():
+    X, y = make_panel(n=20)
+    check_option_fit(EADCTClassifier, FAST, {"dilation_per_layer": True}, X, y)

@@ -356,7 +356,8 @@ ENCODER_PARAMS = tuple(encoder_settings())
 #: The supervised estimators' parameters, in signature order.
 SUPERVISED = (
     "architecture", "alpha", "beta", "attention_ratio", "d_model", "n_heads", "n_blocks", "attention_kernel_size",
-    "conv_kernel_size", "conv_causal", "stem_kernel_size", "positional_encoding", "relative_positions",
+    "conv_kernel_size", "conv_causal", "dilation_per_layer", "stem_kernel_size", "positional_encoding",
+    "relative_positions",
     "input_differences", "series_normalization", "d_ff", "dropout", "drop_path", "norm", "recompute_attention",
     "attention_downsample", "pooling", "n_segments", "pool_layers", "head_hidden_size", "head_init",
     "max_epochs", "pretrain_epochs", "max_steps", "lr", "lr_schedule", "batch_size", "mask_ratio", "mask_length",

@@ -129,6 +129,14 @@ class EncoderConfig:
         "    Kernel of the dilated causal convolutions (the paper's: 3). Each layer's two convolutions see\n"
         "    ``2 * (conv_kernel_size - 1) * dilation + 1`` steps, the dilation doubling per block.",
     )
+    dilation_per_layer: bool = setting(
+        False,
+        is_switch,
+        "True or False",
+        "bool, default=False\n"
+        "    Whether the convolutions' dilation doubles with every layer (1, 2, 4, 8 over two blocks: a receptive\n"
+        "    field of 61 steps at kernel 3) instead of with every block (1, 1, 2, 2, the paper's: 25 steps).",
+    )
     conv_causal: bool = setting(
         True,
         is_switch,

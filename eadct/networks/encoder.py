@@ -126,7 +126,10 @@ class EADCTEncoder(nn.Module):
             config.stem_kernel_size,
             config.positional_encoding,
         )
-        self.layers = nn.ModuleList(EADCTLayer(config, i, dilation=2 ** (i // 2)) for i in range(config.n_layers))
+        per_layer = getattr(config, "dilation_per_layer", False)
+        self.layers = nn.ModuleList(
+            EADCTLayer(config, i, dilation=2 ** (i if per_layer else i // 2)) for i in range(config.n_layers)
+        )
 
     @property
     def d_model(self) -> int:

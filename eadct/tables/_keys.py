@@ -35,6 +35,7 @@ REFERENCE_DEFAULTS = {
     "conv_kernel_size": 3,
     "d_ff": 256,
     "d_model": 64,
+    "dilation_per_layer": False,
     "dropout": 0.1,
     "drop_path": 0.0,
     "head_hidden_size": None,
