@@ -424,6 +424,9 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-dil": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, dilation_per_layer=True
     ),
+    "short-segments-ridge-swa20-cap900-auto-dil": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", dilation_per_layer=True
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
