@@ -62,6 +62,21 @@ def check_option_fit(cls, base: dict, option: dict, X, labels) -> None:
     assert not np.array_equal(getattr(cls(**base).fit(X, labels), method)(X), out)
 
 
+def check_checked_and_old_models_load(base: dict, option: str, bad, strip) -> None:
+    """``option=bad`` is refused with a ValueError that names it; a classifier saved before ``option`` existed (its
+    entry removed from the pickled state, and ``strip(layer)`` deleting what each encoder layer gained with it) loads
+    with the option's default and predicts exactly as it did."""
+    X, y = make_panel(n=16)
+    with pytest.raises(ValueError, match=f"{option} must be"):
+        EADCTClassifier(**base, **{option: bad}).fit(X, y)
+    clf = EADCTClassifier(**base).fit(X, y)
+    old = saved_without(clf, option)
+    for layer in old.network_.encoder.layers:
+        strip(layer)  # a network pickled before the attribute existed
+    assert getattr(old, option) == EADCTClassifier().get_params()[option]
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+
+
 def check_resumes_exactly(option: dict, tmp_path, monkeypatch) -> None:
     """A classifier with ``option`` fitted with a checkpoint, killed in its 4th epoch and fitted again, predicts
     exactly as an uninterrupted fit."""

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
-from conftest import TINY, check_option_fit, make_panel, saved_without
+from conftest import TINY, check_checked_and_old_models_load, check_option_fit, make_panel
 
 from eadct import EADCTClassifier
 from eadct.networks import DilatedConvBranch, EADCTEncoder, EncoderConfig
@@ -49,15 +48,7 @@ def test_conv_causal_false_is_deterministic_round_trips_and_changes_the_fit():
 
 
 def test_conv_causal_checks_its_value_and_old_models_load_as_causal():
-    X, y = make_panel(n=16)
-    with pytest.raises(ValueError, match="conv_causal must be True or False"):
-        EADCTClassifier(**FAST, conv_causal="no").fit(X, y)
-    clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "conv_causal")
-    for layer in old.network_.encoder.layers:
-        del layer.conv.causal  # a network pickled before the attribute existed
-    assert old.conv_causal is True
-    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+    check_checked_and_old_models_load(FAST, "conv_causal", "no", lambda layer: delattr(layer.conv, "causal"))
 
 
 def test_dilation_doubles_per_block_by_default_and_per_layer_when_asked():

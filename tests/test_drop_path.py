@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
-from conftest import TINY, check_option_fit, make_panel, saved_without
+from conftest import TINY, check_checked_and_old_models_load, check_option_fit, make_panel
 
 from eadct import EADCTClassifier
 from eadct.networks import EADCTEncoder, EncoderConfig
@@ -37,12 +36,4 @@ def test_drop_path_is_deterministic_round_trips_and_changes_the_fit():
 
 
 def test_drop_path_checks_its_value_and_old_models_load_without_it():
-    X, y = make_panel(n=16)
-    with pytest.raises(ValueError, match="drop_path"):
-        EADCTClassifier(**FAST, drop_path=1.0).fit(X, y)
-    clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "drop_path")
-    for layer in old.network_.encoder.layers:
-        del layer.drop_path  # a network pickled before the attribute existed
-    assert old.drop_path == 0.0
-    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+    check_checked_and_old_models_load(FAST, "drop_path", 1.0, lambda layer: delattr(layer, "drop_path"))

@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, check_option_fit, check_resumes_exactly, make_panel, make_unequal, saved_without
+from conftest import (
+    TINY,
+    check_checked_and_old_models_load,
+    check_option_fit,
+    check_resumes_exactly,
+    make_panel,
+    make_unequal,
+)
 
 from eadct import EADCTClassifier, EADCTRegressor
 from eadct.networks import EADCTEncoder, EncoderConfig
@@ -106,12 +113,6 @@ def test_relative_positions_resume_exactly(tmp_path, monkeypatch):
 
 
 def test_relative_positions_check_their_value_and_old_models_load_without_them():
-    X, y = make_panel(n=16)
-    with pytest.raises(ValueError, match="relative_positions must be True or False"):
-        EADCTClassifier(**FAST, relative_positions="yes").fit(X, y)
-    clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "relative_positions")
-    for layer in old.network_.encoder.layers:
-        del layer.attention.position_bias  # a network pickled before the attribute existed
-    assert old.relative_positions is False
-    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+    check_checked_and_old_models_load(
+        FAST, "relative_positions", "yes", lambda layer: delattr(layer.attention, "position_bias")
+    )
