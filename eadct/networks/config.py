@@ -135,7 +135,8 @@ class EncoderConfig:
         "True or False",
         "bool, default=False\n"
         "    Whether the convolutions' dilation doubles with every layer (1, 2, 4, 8 over two blocks: a receptive\n"
-        "    field of 61 steps at kernel 3) instead of with every block (1, 1, 2, 2, the paper's: 25 steps).",
+        "    field of 61 steps at kernel 3) instead of with every block (1, 1, 2, 2, the paper's: 25 steps;\n"
+        "    docs/model.md).",
     )
     conv_causal: bool = setting(
         True,

@@ -24,7 +24,7 @@ class DilatedConvBranch(nn.Module):
     kernel_size : int
         Convolution kernel.
     dilation : int
-        Dilation (``2 ** block_index``).
+        Dilation (``2 ** block_index``; ``2 ** layer_index`` with ``dilation_per_layer``).
     causal : bool
         Whether the output at step t reads steps <= t only (the paper's), or the steps around it.
     """
