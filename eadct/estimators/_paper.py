@@ -27,8 +27,9 @@ PAPER_CONFIGURATION = {
     "input_differences": False,
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
-#: fine-tuned, without the ridge refit, and no cap on the optimizer steps (docs/training.md).
-PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None}
+#: fine-tuned, without the ridge refit, no cap on the optimizer steps (docs/training.md), and the convolutions'
+#: dilation doubling with every block (MODEL_SPEC; docs/model.md).
+PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "dilation_per_layer": False}
 
 
 def paper_configuration(task: str = "classification") -> dict:

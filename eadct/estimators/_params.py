@@ -388,9 +388,11 @@ CLASSIFIER = (
 CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8,
                        "max_epochs": 40, "wide_scales": 100.0, "input_differences": "auto"}  # fmt: skip
 #: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
-#: steps per stage (the cap bounds the time of the lost early stop on large sets), and the input's treatment
-#: chosen on TRAIN: by a kernel ridge proxy, then on an inner split where the cap does not bind (docs/accuracy.md).
-REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto"}
+#: steps per stage (the cap bounds the time of the lost early stop on large sets), the input's treatment chosen on
+#: TRAIN (by a kernel ridge proxy, then on an inner split where the cap does not bind), and the convolutions'
+#: dilation doubling with every layer, not every block (docs/accuracy.md).
+REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto",
+                      "dilation_per_layer": True}  # fmt: skip
 #: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
 #: mixup, the classifier's label smoothing).
 FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",

@@ -39,8 +39,9 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     ``loss="huber"``, a Huber loss on robustly scaled targets); one or several targets. The network kept
     is the mean of the weights of the last {REGRESSOR_DEFAULTS["average_epochs"]} fine-tuning epochs
     (``average_epochs``), within at most {REGRESSOR_DEFAULTS["max_steps"]:,} optimizer steps per stage
-    (``max_steps``), and the linear head is fitted again by ridge regression (``head_refit``); the paper
-    chooses the best epoch on a validation split and keeps the head as fine-tuned:
+    (``max_steps``), and the linear head is fitted again by ridge regression (``head_refit``); the
+    convolutions' dilation doubles with every layer (``dilation_per_layer``). The paper chooses the best
+    epoch on a validation split, keeps the head as fine-tuned and doubles the dilation with every block:
     ``paper_configuration("regression")``.
 
     Parameters
