@@ -41,6 +41,36 @@ def test_every_architecture_builds_its_declared_width(name):
     assert set(arch.overrides) <= set(encoder_settings())
 
 
+#: A value other than EncoderConfig's default for each encoder setting (each valid alone).
+_OTHER_VALUES = {"d_model": 8, "n_heads": 4, "n_blocks": 1, "attention_ratio": 0.5, "alpha": 0.9, "beta": 0.9,
+                 "attention_kernel_size": 5, "conv_kernel_size": 5, "dilation_per_layer": True, "conv_causal": False,
+                 "stem_kernel_size": 3, "positional_encoding": "sinusoidal", "relative_positions": True,
+                 "input_differences": True, "series_normalization": True, "d_ff": 8, "dropout": 0.3,
+                 "drop_path": 0.2, "norm": "layer", "recompute_attention": True, "attention_downsample": 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(ARCHITECTURES))
+def test_a_setting_an_architecture_does_not_declare_leaves_its_network_as_it_is(name):
+    """``uses`` is what a row reads: changing any other encoder setting builds the same network (same weights from
+    the same seed, same output), so the tables may leave such a changed default out of a unit's key."""
+    assert set(_OTHER_VALUES) == set(encoder_settings())
+    arch = get_architecture(name)
+    x = torch.randn(3, 12, 2)
+
+    def output(**change):
+        torch.manual_seed(0)
+        settings = arch.resolve({"d_model": 16, "n_heads": 2, "d_ff": 16, **change})
+        network = arch.build(EncoderConfig(n_channels=2, max_len=12, **settings))  # training mode: dropout acts
+        torch.manual_seed(1)
+        return network(x).detach()
+
+    base = output()
+    for setting in sorted(set(encoder_settings()) - arch.uses):
+        assert torch.equal(output(**{setting: _OTHER_VALUES[setting]}), base), setting
+    if name == "transformer":  # no convolution branch
+        assert arch.uses.isdisjoint({"conv_kernel_size", "conv_causal", "dilation_per_layer"})
+
+
 def test_unknown_architecture_names_the_registered_ones():
     with pytest.raises(ValueError, match=r"architecture must be one of \['dc-transformer'"):
         get_architecture("mamba")

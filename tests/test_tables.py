@@ -683,10 +683,33 @@ def test_unit_keys_follow_each_estimators_defaults():
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
         "EA-DC (step cap 900)", "Tecator", "defaults"
     )
+    assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
+        "EA-DC (dilation per layer)", "Tecator", "defaults"
+    )
     # the row of the cap before keeps its own units
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") != regression.model_key(
         "EA-DC (weight averaging, 1200 steps)", "Tecator", "defaults"
     )
+
+
+def test_a_changed_default_the_rows_network_does_not_read_leaves_its_key(monkeypatch):
+    """The regressor's ``dilation_per_layer=True`` moves the EA-DC rows' keys but not the Transformer's, LSTM's or
+    ResNet's (no convolution branch: their fits are those from before it); ``input_differences``, which the
+    regressor chooses by fits, stays in every key."""
+    from eadct.tables import _keys
+
+    accuracy, table1 = load_table("accuracy"), load_table("table1")
+    rows = ((accuracy, "EA-DC (defaults)"), (accuracy, "Transformer (defaults)"), (table1, "LSTM"), (table1, "ResNet"))
+    keys = lambda: [table.model_key(row, "Tecator", "defaults") for table, row in rows]  # noqa: E731
+    today = keys()
+    real = _keys.current_defaults
+    per_block = lambda task="classification": {**real(task), "dilation_per_layer": False}  # noqa: E731
+    monkeypatch.setattr(_keys, "current_defaults", per_block)
+    before = keys()
+    assert today[0] != before[0] and today[1:] == before[1:]
+    assert _keys.unread({"dilation_per_layer": True, "max_steps": 900}, "transformer") == {"max_steps": 900}
+    assert _keys.unread({"dilation_per_layer": True}, "ea-dc-transformer") == {"dilation_per_layer": True}
+    assert _keys.unread({"input_differences": "auto", "alpha": 0.9}, "lstm") == {"input_differences": "auto"}
 
 
 def test_key_reference_lists_every_parameter():

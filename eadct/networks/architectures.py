@@ -113,6 +113,8 @@ def _recurrent(kind: str) -> Callable[[EncoderConfig], nn.Module]:
 
 
 _RECURRENT_USES = frozenset({"d_model", "n_blocks", "dropout"})
+#: The dilated convolution branch's settings, which a row without the branch (attention_ratio 1) does not read.
+_CONV_SETTINGS = frozenset({"conv_kernel_size", "conv_causal", "dilation_per_layer"})
 
 for _architecture in (
     Architecture("ea-dc-transformer", EADCTEncoder, description="evolving attention beside a dilated causal conv"),
@@ -120,6 +122,7 @@ for _architecture in (
     Architecture(
         "transformer",
         EADCTEncoder,
+        uses=_EADCT_USES - _CONV_SETTINGS,
         overrides={"alpha": 0.0, "beta": 0.0, "attention_ratio": 1.0},
         description="TST: attention_ratio 1, alpha = beta = 0, BatchNorm by default",
     ),

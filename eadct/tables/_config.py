@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ._keys import current_defaults, dataset_task, key_base, key_params
+from ._keys import current_defaults, dataset_task, key_base, key_params, unread
 from ._sensitivity import grid_models
 
 try:  # Python >= 3.11
@@ -139,6 +139,8 @@ class TableConfig:
         settings = self.profile(profile).settings(dataset)
         # a default changed since the reference enters as if the row set it (_keys.py)
         settings["base_params"], changed = key_base(settings["base"], dataset_task(dataset), dataset)
+        if spec.kind == "eadct":  # a changed default the row's network does not read leaves the fit as it was
+            changed = unread(changed, spec.architecture)
         content = {
             "kind": spec.kind,
             "architecture": spec.architecture,

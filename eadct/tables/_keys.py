@@ -186,6 +186,23 @@ def key_base(base: str, task: str = "classification", dataset: str | None = None
     return listed, decided(changed, dataset)
 
 
+#: Encoder settings that the estimators read too (the regressor chooses ``input_differences="auto"`` by fits), so
+#: that a row whose network ignores them can still fit differently: they stay in every key.
+READ_OUTSIDE_THE_ENCODER = frozenset({"input_differences"})
+
+
+def unread(changed: dict, architecture: str) -> dict:
+    """``changed`` less the encoder settings that ``architecture``'s network does not read (its registry entry's
+    ``uses``): there a changed default leaves the fit as it was to every bit, so the key stays the one of the fit
+    before the default changed (the Transformer row has no convolution branch, so the regressor's
+    ``dilation_per_layer`` does not move its units)."""
+    from ..networks import get_architecture
+    from ..networks.config import encoder_settings
+
+    ignored = set(encoder_settings()) - get_architecture(architecture).uses - READ_OUTSIDE_THE_ENCODER
+    return {k: v for k, v in changed.items() if k not in ignored}
+
+
 def key_params(listed: dict, changed: dict, row: dict) -> dict:
     """The settings a unit's key hashes beside its base: the defaults ``changed`` since the reference, then the
     row's own ``row``. A row that sets a changed default back to the reference's value (with the base's ``listed``
