@@ -239,6 +239,7 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert reg["metric"] == "rmse" and reg["value"] > 0
     assert reg["hyperparameters"]["head_refit"] is None  # a paper profile keeps the paper's fine-tuned head
     assert "head_alpha" not in reg["hyperparameters"]
+    assert res["log_loss"] > 0 and "log_loss" not in reg  # the TEST probabilities' log-loss, classification only
 
     # the variant takes the base's chosen hyperparameters and changes only beta
     base = json.loads(result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).read_text())
@@ -270,6 +271,14 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert "| NotOnDisk | missing | missing | missing |" in md
     assert "avg rank" in md and "Eq. 12" in md and "+-" in md
     assert "EA-DC-Transformer better than our Transformer" in md
+    loss_rows = [line for line in md.splitlines() if line.startswith("| TinyTabC |")]
+    assert "TEST log-loss" in md and len(loss_rows) == 3 and loss_rows[2].count("+-") == 3  # score, size, loss
+    # a unit of before the log-loss leaves its row's mean out (here the only set: the row leaves the table)
+    unit = result_path(out, table, "Transformer", "TinyTabC", "tiny", 1)
+    unit.write_text(json.dumps({k: v for k, v in json.loads(unit.read_text()).items() if k != "log_loss"}))
+    md = build_report(table, "tiny", out, tmp_path / "reports_old", figure=False)[0].read_text()
+    assert [line for line in md.splitlines() if line.startswith("| TinyTabC |")][2].count("+-") == 2
+    assert "| dataset | EA-DC-Transformer | w/o Convolution |" in md
     # a row that never ran is left out of the summary instead of emptying it
     import shutil
 
@@ -278,6 +287,21 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     md = build_report(table, "tiny", out, tmp_path / "reports2", figure=False)[0].read_text()
     assert "every model except Transformer (no result at all) has a result: TinyTabC." in md
     assert "| **avg rank** (ours; paper on the same sets) | not run |" in md
+
+
+def test_test_log_loss_is_sklearns_and_none_without_probabilities_or_with_a_class_train_lacks():
+    from sklearn.linear_model import LogisticRegression, RidgeClassifier
+    from sklearn.metrics import log_loss
+
+    from eadct.tables._data import test_log_loss
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), np.array(["a", "b", "c"] * 10)
+    model = LogisticRegression().fit(X, y)
+    assert test_log_loss(model, X[:9], y[:9]) == pytest.approx(log_loss(y[:9], model.predict_proba(X[:9])))
+    assert test_log_loss(model, X[:3], np.array(["c", "c", "c"])) > 0  # one TEST class: the labels are TRAIN's
+    assert test_log_loss(model, X[:3], np.array(["a", "b", "d"])) is None
+    assert test_log_loss(RidgeClassifier().fit(X, y), X, y) is None
 
 
 def test_search_only_stops_before_the_units_and_the_refits_reuse_its_trials(tiny_setup, tmp_path):

@@ -48,6 +48,17 @@ def score(task: str, y_true, y_pred) -> float:
     return float(np.sqrt(np.mean((np.asarray(y_pred, dtype=float) - np.asarray(y_true, dtype=float)) ** 2)))
 
 
+def test_log_loss(est, X_test, y_test) -> float | None:
+    """Mean log-loss (natural log) of a fitted classifier's TEST probabilities: how well calibrated its confidence
+    is, which accuracy does not see; None where it gives no probabilities or TEST holds a class TRAIN has not."""
+    from sklearn.metrics import log_loss
+
+    classes = getattr(est, "classes_", None)
+    if not hasattr(est, "predict_proba") or classes is None or not set(np.unique(y_test)) <= set(classes):
+        return None
+    return float(log_loss(y_test, est.predict_proba(X_test), labels=classes))
+
+
 def metric_name(task: str) -> str:
     return "accuracy" if task == "classification" else "rmse"
 

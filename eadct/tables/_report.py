@@ -218,6 +218,8 @@ def build_report(
         datasets = [d for d in table.datasets if task_of[d] == task]
         if datasets:
             md += _task_section(table, prof, task, datasets, stats, published)
+            if task == "classification":
+                md += _log_loss_lines(list(table.models), datasets, stats)
             if table.compare:
                 md += [f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
                        "tables.md, section The report):", ""]  # fmt: skip
@@ -255,6 +257,12 @@ def _statistics(table: TableConfig, results: dict) -> tuple[dict, dict]:
             "search_s": float(runs[0].get("search_s", 0.0)),
             "hyper": runs[0]["hyperparameters"],
         }
+        losses = [r.get("log_loss") for r in runs]
+        if all(v is not None for v in losses):  # units before the log-loss was recorded have none
+            stats[(model, dataset)]["log_loss"] = (
+                float(np.mean(losses)),
+                float(np.std(losses, ddof=1)) if len(losses) > 1 else 0.0,
+            )
         task_of[dataset] = runs[0]["task"]
     for dataset in table.datasets:  # datasets with no result: the task from the registry
         if dataset not in task_of:
@@ -306,6 +314,25 @@ def _task_section(table: TableConfig, prof, task: str, datasets: list, stats: di
     md += _summary_lines(models, datasets, stats, published, metric, tail=" |" * len(refs))
     md += _parameter_lines(table, models, datasets, stats)
     return md
+
+
+def _log_loss_lines(models: list, datasets: list, stats: dict) -> list[str]:
+    """The TEST log-loss of each model and dataset whose units all recorded it (EA-DC's classification units since
+    2026-11-29; MiniRocket's ridge gives no probabilities), `-` where some did not; a model with none on these
+    datasets is left out, and there is no table where no model has one."""
+    shown = [m for m in models if any("log_loss" in stats.get((m, d), {}) for d in datasets)]
+    if not shown:
+        return []
+    md = ["TEST log-loss (lower is better: the probabilities' calibration, which accuracy does not see), mean +- "
+          "sample std over the seeds; `-` where a unit did not record it:", "",
+          "| dataset | " + " | ".join(shown) + " |", "|" + "---|" * (len(shown) + 1)]  # fmt: skip
+    for d in datasets:
+        cells = []
+        for m in shown:
+            loss = stats.get((m, d), {}).get("log_loss")
+            cells.append("-" if loss is None else f"{loss[0]:.4f} +- {loss[1]:.4f}")
+        md.append(f"| {d} | " + " | ".join(cells) + " |")
+    return md + [""]
 
 
 def _score_cell(s: dict | None, pub, metric: str, prof) -> str:

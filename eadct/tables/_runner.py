@@ -17,7 +17,7 @@ from ..provenance import git_commit, machine_info, versions
 from . import _representations as representations
 from ._backends import Failure, Session, Task, call_task
 from ._config import EPOCH_SETTINGS, Profile, TableConfig
-from ._data import Data, load_data, metric_name, score
+from ._data import Data, load_data, metric_name, score, test_log_loss
 from ._minirocket import fit_minirocket
 from ._search import make_estimator, run_search
 from ._store import RESULT_VERSION, atomic_write_json, result_path
@@ -73,6 +73,8 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
     }
     if spec.kind == "eadct":
         result["valid_score"] = _validation_score(est.history_)
+        if data.task == "classification":  # the probabilities' quality beside the accuracy (the report's log-loss)
+            result["log_loss"] = test_log_loss(est, data.X_test, data.y_test)
     if representations.wanted(table, model, data.task):
         result["representation"] = representations.record(est, data.X_test, data.y_test, path)
     atomic_write_json(path, result)
