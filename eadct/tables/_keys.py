@@ -195,7 +195,8 @@ def unread(changed: dict, architecture: str) -> dict:
     """``changed`` less the encoder settings that ``architecture``'s network does not read (its registry entry's
     ``uses``): there a changed default leaves the fit as it was to every bit, so the key stays the one of the fit
     before the default changed (the Transformer row has no convolution branch, so the regressor's
-    ``dilation_per_layer`` does not move its units)."""
+    ``dilation_per_layer`` does not move its units). The recurrent rows' memory estimates still read the stack's
+    widths, which changes a fit only where the planner finds memory short (never on the 2-core CPU's sets)."""
     from ..networks import get_architecture
     from ..networks.config import encoder_settings
 
