@@ -273,6 +273,17 @@ def test_runner_and_report_smoke(tiny_setup, tmp_path):
     assert "EA-DC-Transformer better than our Transformer" in md
     loss_rows = [line for line in md.splitlines() if line.startswith("| TinyTabC |")]
     assert "TEST log-loss" in md and len(loss_rows) == 3 and loss_rows[2].count("+-") == 3  # score, size, loss
+    # a table that compares a row pairs its log-loss with every other row's (its units are this table's: same keys)
+    (tiny_setup / "cfg" / "compare.toml").write_text(
+        TABLE.replace('datasets = ["TinyTabC"', 'compare = ["w/o Convolution"]\ndatasets = ["TinyTabC"')
+    )
+    md = build_report(
+        load_table(tiny_setup / "cfg" / "compare.toml"), "tiny", out, tmp_path / "reports_c", figure=False
+    )[0].read_text()
+    loss_pairs = md.split("Paired comparisons of the TEST log-loss")[1].splitlines()
+    assert loss_pairs[4].startswith("| w/o Convolution | Transformer | ")
+    assert loss_pairs[5].startswith("| w/o Convolution | EA-DC-Transformer | ")
+    assert all("(n=1)" in row and "(n=2)" in row for row in loss_pairs[4:6])  # one set, two seeds
     # a unit of before the log-loss leaves its row's mean out (here the only set: the row leaves the table)
     unit = result_path(out, table, "Transformer", "TinyTabC", "tiny", 1)
     unit.write_text(json.dumps({k: v for k, v in json.loads(unit.read_text()).items() if k != "log_loss"}))

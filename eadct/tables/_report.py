@@ -219,7 +219,7 @@ def build_report(
         if datasets:
             md += _task_section(table, prof, task, datasets, stats, published)
             if task == "classification":
-                md += _log_loss_lines(list(table.models), datasets, stats)
+                md += _log_loss_lines(table, datasets, stats, results)
             if table.compare:
                 md += [f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
                        "tables.md, section The report):", ""]  # fmt: skip
@@ -316,11 +316,12 @@ def _task_section(table: TableConfig, prof, task: str, datasets: list, stats: di
     return md
 
 
-def _log_loss_lines(models: list, datasets: list, stats: dict) -> list[str]:
+def _log_loss_lines(table: TableConfig, datasets: list, stats: dict, results: dict) -> list[str]:
     """The TEST log-loss of each model and dataset whose units all recorded it (EA-DC's classification units since
     2026-11-29; MiniRocket's ridge gives no probabilities), `-` where some did not; a model with none on these
-    datasets is left out, and there is no table where no model has one."""
-    shown = [m for m in models if any("log_loss" in stats.get((m, d), {}) for d in datasets)]
+    datasets is left out, and there is no table where no model has one. Then the paired comparisons of the
+    table's ``compare`` rows on it, relative as RMSE's (lower is better)."""
+    shown = [m for m in table.models if any("log_loss" in stats.get((m, d), {}) for d in datasets)]
     if not shown:
         return []
     md = ["TEST log-loss (lower is better: the probabilities' calibration, which accuracy does not see), mean +- "
@@ -332,7 +333,13 @@ def _log_loss_lines(models: list, datasets: list, stats: dict) -> list[str]:
             loss = stats.get((m, d), {}).get("log_loss")
             cells.append("-" if loss is None else f"{loss[0]:.4f} +- {loss[1]:.4f}")
         md.append(f"| {d} | " + " | ".join(cells) + " |")
-    return md + [""]
+    compared = [m for m in table.compare if m in shown]
+    if not compared or len(shown) < 2:
+        return md + [""]
+    losses = {key: [{**r, "value": r["log_loss"]} for r in runs] for key, runs in results.items()
+              if key[0] in shown and all(r.get("log_loss") is not None for r in runs)}  # fmt: skip
+    md += ["", "Paired comparisons of the TEST log-loss (relative differences and ratios, as for RMSE):", ""]
+    return md + paired_lines(shown, compared, losses, datasets, "regression") + [""]
 
 
 def _score_cell(s: dict | None, pub, metric: str, prof) -> str:
