@@ -160,8 +160,11 @@ def test_screen_candidates_sit_on_a_fixed_reference_not_on_the_defaults_of_the_d
     assert {**wide, "input_differences": "auto"} == classifier and wide["input_differences"] is False
     before_wide = screen.resolve("short-segments-all-swa20-b8-seg8", EADCTClassifier)
     assert {**before_wide, "wide_scales": "auto"} == wide and before_wide["wide_scales"] is False
+    regressor_today = screen.resolve("short-segments-ridge-swa20-cap900-auto-dil", EADCTRegressor)
+    assert regressor_today == decides(EADCTRegressor().get_params())
+    # before the dilation per layer
     regressor = screen.resolve("short-segments-ridge-swa20-cap900-auto", EADCTRegressor)
-    assert regressor == decides(EADCTRegressor().get_params())
+    assert {**regressor, "dilation_per_layer": True} == regressor_today and regressor["dilation_per_layer"] is False
     # before "auto", and before the cap of 900, which on the screen's splits binds on FloodModeling1 only
     before_auto = screen.resolve("short-segments-ridge-swa20-cap900", EADCTRegressor)
     assert {**before_auto, "input_differences": "auto"} == regressor and before_auto["input_differences"] is False

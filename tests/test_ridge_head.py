@@ -83,11 +83,13 @@ def test_ridge_head_is_the_regressors_default_but_not_the_papers():
     regressor = EADCTRegressor()
     assert regressor.head_refit == "ridge"
     assert (regressor.average_epochs, regressor.validation_fraction, regressor.max_steps) == (20, 0.0, 900)
+    assert regressor.dilation_per_layer is True
     assert paper_configuration("regression") == {
         **PAPER_CONFIGURATION,
         "head_refit": None,
         "max_steps": None,
         "input_differences": False,
+        "dilation_per_layer": False,
     }
     assert paper_configuration("classification") == PAPER_CONFIGURATION
     assert load_table("table3").profile("quick").base_params("regression")["head_refit"] is None
