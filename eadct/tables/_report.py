@@ -337,7 +337,7 @@ def _log_loss_lines(table: TableConfig, datasets: list, stats: dict, results: di
     if not compared or len(shown) < 2:
         return md + [""]
     losses = {key: [{**r, "value": r["log_loss"]} for r in runs] for key, runs in results.items()
-              if key[0] in shown and all(r.get("log_loss") is not None for r in runs)}  # fmt: skip
+              if key[0] in shown and "log_loss" in stats.get(key, {})}  # fmt: skip
     md += ["", "Paired comparisons of the TEST log-loss (relative differences and ratios, as for RMSE):", ""]
     return md + paired_lines(shown, compared, losses, datasets, "regression") + [""]
 
