@@ -489,7 +489,6 @@ def fit_candidate(name, candidate, X, y, seed, holdout=1 / 3):
     """The screen's fit of ``candidate`` on dataset ``name``'s TRAIN (X, y): split by ``inner_split``, the
     estimator fitted on the fitted part. Returns (estimator, fit indices, hold-out indices, fit seconds)."""
     from eadct import EADCTClassifier, EADCTRegressor
-    from eadct.networks.config import auto_downsample
     from eadct.tables import subset
 
     classification = not np.issubdtype(np.asarray(y).dtype, np.floating)
@@ -497,9 +496,6 @@ def fit_candidate(name, candidate, X, y, seed, holdout=1 / 3):
     cls = EADCTClassifier if classification else EADCTRegressor
     params = {"missing_values": "interpolate", "memory_guard": "auto", "device": "cpu", "random_state": seed,
               **DATASET_PARAMS.get(name, {}), **resolve(candidate, cls)}  # fmt: skip
-    if "attention_tokens" in params:  # "auto"'s rule with another cap, on the longest series that trains
-        longest = max(np.shape(x)[-1] for x in subset(X, fit_idx))
-        params["attention_downsample"] = auto_downsample(longest, params.pop("attention_tokens"))
     est = cls(**params)
     tic = time.perf_counter()
     est.fit(subset(X, fit_idx), np.asarray(y)[fit_idx])

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, TINY_REPR, make_panel, make_unequal, saved_without
+from conftest import TINY, TINY_REPR, check_option_fit, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation
@@ -249,6 +249,29 @@ def test_auto_attention_downsample():
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))
     with pytest.raises(ValueError, match="attention_downsample must be an int >= 1 or 'auto'"):
         EADCTClassifier(**FAST, attention_downsample="fast").fit(X, y)
+
+
+def test_attention_tokens_is_the_cap_of_auto():
+    """``attention_tokens`` is the cap of ``attention_downsample="auto"``'s rule (an int factor ignores it); the
+    option changes the fit, is deterministic, clones and pickles, is checked, and a model saved before it existed
+    loads with the cap it was fitted under (128) and predicts as before."""
+    assert EncoderConfig(n_channels=2, max_len=315, attention_tokens=64).attention_downsample == 5
+    assert EncoderConfig(n_channels=2, max_len=64, attention_tokens=64).attention_downsample == 1
+    assert EncoderConfig(n_channels=2, max_len=315, attention_downsample=2, attention_tokens=64).attention_downsample == 2
+    X, y = make_panel(n=16, length=40)
+    check_option_fit(EADCTClassifier, FAST, {"attention_tokens": 16}, X, y)
+    clf = EADCTClassifier(**FAST, attention_tokens=16).fit(X, y)
+    assert clf.network_.encoder.layers[0].attention.downsample == 3
+    for bad in (0, 2.5, "64"):
+        with pytest.raises(ValueError, match="attention_tokens must be an int >= 1"):
+            EADCTClassifier(**FAST, attention_tokens=bad).fit(X, y)
+    # saved before the option: fitted under "auto"'s cap of 128, which pools these 140 steps by 2
+    X, y = make_panel(n=12, length=AUTO_ATTENTION_TOKENS + 12)
+    clf = EADCTClassifier(**FAST).fit(X, y)
+    old = saved_without(clf, "attention_tokens")
+    assert old.attention_tokens == AUTO_ATTENTION_TOKENS == 128
+    assert old.network_.encoder.layers[0].attention.downsample == 2
+    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
 def test_paper_profiles_use_the_paper_configuration_and_defaults_the_estimators():

@@ -296,27 +296,21 @@ def test_regression_holdout_ridge_on_the_input_learns_a_linear_target(monkeypatc
     assert float(cells[5]) < 0.1 * float(cells[3])  # ridge on the input against the TRAIN mean
 
 
-def test_screen_attention_tokens_is_auto_with_another_cap(screen, monkeypatch):
-    """The screen-only ``attention_tokens`` key reaches the estimator as the attention_downsample that "auto"
-    would give with that cap (ceil(longest / cap)), and is not passed on itself."""
+def test_screen_attention_tokens_is_auto_with_another_cap(screen):
+    """A candidate's ``attention_tokens`` (a screen-only key until it became an estimator parameter) gives the
+    network the attention_downsample that "auto" gives with that cap: ceil(longest / cap)."""
     import numpy as np
-
-    import eadct
 
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(12, 2, 12)), np.repeat(np.arange(2), 6)
-    seen, real = {}, eadct.EADCTClassifier
-
-    def recording(**params):
-        seen.update(params)
-        return real(**params)
-
-    monkeypatch.setattr(eadct, "EADCTClassifier", recording)
     tiny = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, pretrain_epochs=0)
-    monkeypatch.setitem(screen.CANDIDATES, "tiny-tokens", dict(tiny, attention_tokens=5))
-    row = screen._run_one("Toy", "tiny-tokens", X, y, 0, 1 / 3)
-    assert seen["attention_downsample"] == 3 and "attention_tokens" not in seen
-    assert row["params"]["attention_tokens"] == 5
+    for tokens, factor in ((5, 3), (128, 1)):
+        screen.CANDIDATES["tiny-tokens"] = dict(tiny, attention_tokens=tokens)
+        try:
+            est, *_ = screen.fit_candidate("Toy", "tiny-tokens", X, y, 0)
+        finally:
+            del screen.CANDIDATES["tiny-tokens"]
+        assert est.attention_tokens == tokens and est.network_.encoder.config.attention_downsample == factor
 
 
 def test_main_job_names_a_parameter_value_that_is_not_json(capsys, sibling_script):

@@ -46,7 +46,8 @@ _OTHER_VALUES = {"d_model": 8, "n_heads": 4, "n_blocks": 1, "attention_ratio": 0
                  "attention_kernel_size": 5, "conv_kernel_size": 5, "dilation_per_layer": True, "conv_causal": False,
                  "stem_kernel_size": 3, "positional_encoding": "sinusoidal", "relative_positions": True,
                  "input_differences": True, "series_normalization": True, "d_ff": 8, "dropout": 0.3,
-                 "drop_path": 0.2, "norm": "layer", "recompute_attention": True, "attention_downsample": 2}  # fmt: skip
+                 "drop_path": 0.2, "norm": "layer", "recompute_attention": True, "attention_downsample": 2,
+                 "attention_tokens": 4}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(ARCHITECTURES))

@@ -359,7 +359,7 @@ SUPERVISED = (
     "conv_kernel_size", "conv_causal", "dilation_per_layer", "stem_kernel_size", "positional_encoding",
     "relative_positions",
     "input_differences", "series_normalization", "d_ff", "dropout", "drop_path", "norm", "recompute_attention",
-    "attention_downsample", "pooling", "n_segments", "pool_layers", "head_hidden_size", "head_init",
+    "attention_downsample", "attention_tokens", "pooling", "n_segments", "pool_layers", "head_hidden_size", "head_init",
     "max_epochs", "pretrain_epochs", "max_steps", "lr", "lr_schedule", "batch_size", "mask_ratio", "mask_length",
     "validation_fraction", "n_iter_no_change", "average_epochs", "average_batch_norm", "average_decay",
     "augmentation", "window_slicing", "mask_augmentation", "mixup", "sam_rho", "n_estimators", "optimizer",

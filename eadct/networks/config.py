@@ -239,7 +239,16 @@ class EncoderConfig:
         "    Average-pool the time steps by this factor before attention (maps of (N / r)^2) and repeat the\n"
         "    result back to N steps, as the authors' code does for long series; the convolution branch keeps\n"
         '    full resolution. 1 = off (the paper\'s configuration). "auto": the smallest factor that leaves at\n'
-        "    most :data:`eadct.networks.config.AUTO_ATTENTION_TOKENS` tokens for the longest training series.",
+        "    most ``attention_tokens`` tokens for the longest training series.",
+    )
+    attention_tokens: int = setting(
+        AUTO_ATTENTION_TOKENS,
+        is_positive_int,
+        "an int >= 1",
+        "int, default=128\n"
+        '    The most tokens that ``attention_downsample="auto"`` leaves for attention (the cap of its rule; an int\n'
+        "    ``attention_downsample`` ignores it). Fewer tokens: coarser maps, and a step whose map passes cost\n"
+        "    about the square of the ratio. Measured choices: docs/accuracy.md.",
     )
     fast_plain_attention: bool = setting(
         True,
@@ -255,7 +264,7 @@ class EncoderConfig:
         if problems:
             raise ValueError("; ".join(problems))
         if self.attention_downsample == "auto":
-            object.__setattr__(self, "attention_downsample", auto_downsample(self.max_len))
+            object.__setattr__(self, "attention_downsample", auto_downsample(self.max_len, self.attention_tokens))
         if self.stem_kernel_size == "auto":
             object.__setattr__(self, "stem_kernel_size", auto_stem_kernel(self.n_channels))
 

@@ -22,6 +22,7 @@ REFERENCE_DEFAULTS = {
     "attention_downsample": "auto",
     "attention_kernel_size": 3,
     "attention_ratio": 0.25,
+    "attention_tokens": 128,
     "augmentation": 0.0,
     "average_batch_norm": "mean",
     "average_decay": None,
