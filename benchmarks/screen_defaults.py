@@ -433,6 +433,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-tok64": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, attention_tokens=64
     ),
+    # today's regressor defaults with attention over at most 64 tokens (docs/accuracy.md, "Candidate default for time:
+    # attention over at most 64 tokens in the regressor")
+    "short-segments-ridge-swa20-cap900-auto-dil-tok64": dict(
+        SWA20_RIDGE, max_steps=900, input_differences="auto", dilation_per_layer=True, attention_tokens=64
+    ),
 }
 UEA = ["ArticularyWordRecognition", "AtrialFibrillation", "BasicMotions", "ERing", "Epilepsy", "FingerMovements",
        "Handwriting", "JapaneseVowels", "Libras", "StandWalkJump", "UWaveGestureLibrary"]  # fmt: skip
