@@ -257,7 +257,8 @@ def test_attention_tokens_is_the_cap_of_auto():
     loads with the cap it was fitted under (128) and predicts as before."""
     assert EncoderConfig(n_channels=2, max_len=315, attention_tokens=64).attention_downsample == 5
     assert EncoderConfig(n_channels=2, max_len=64, attention_tokens=64).attention_downsample == 1
-    assert EncoderConfig(n_channels=2, max_len=315, attention_downsample=2, attention_tokens=64).attention_downsample == 2
+    fixed = EncoderConfig(n_channels=2, max_len=315, attention_downsample=2, attention_tokens=64)
+    assert fixed.attention_downsample == 2
     X, y = make_panel(n=16, length=40)
     check_option_fit(EADCTClassifier, FAST, {"attention_tokens": 16}, X, y)
     clf = EADCTClassifier(**FAST, attention_tokens=16).fit(X, y)
