@@ -433,6 +433,11 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-tok64": dict(
         SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, attention_tokens=64
     ),
+    # today's classifier defaults with at least 400 fine-tuning steps (docs/accuracy.md, "Candidate default: a floor of
+    # 400 fine-tuning steps in the classifier"): of the screen's splits only ERing's change (3 batches: 134 epochs)
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-min400": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, min_steps=400
+    ),
     # today's regressor defaults with attention over at most 64 tokens (docs/accuracy.md, "Candidate default for time:
     # attention over at most 64 tokens in the regressor")
     "short-segments-ridge-swa20-cap900-auto-dil-tok64": dict(

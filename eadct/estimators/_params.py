@@ -88,6 +88,17 @@ _OTHER = {
         "    on the fit time of large sets that leaves small ones as they are. None: no cap (docs/training.md).",
         before=None,
     ),
+    "min_steps": Param(
+        None,
+        _none_or(is_positive_int),
+        "None or a positive int",
+        "int or None, default=None\n"
+        "    Fine-tuning only: at least this many optimizer steps, in whole epochs. On a training set of fewer\n"
+        "    than ``min_steps / max_epochs`` batches, fine-tuning runs more epochs and ``average_epochs`` grows in\n"
+        "    the same proportion; ``max_steps`` still bounds it. More training for small sets that leaves large\n"
+        "    ones as they are. None: no floor (docs/training.md).",
+        before=None,
+    ),
     "lr": Param(
         1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (initial, see ``lr_schedule``)."
     ),
@@ -360,7 +371,8 @@ SUPERVISED = (
     "relative_positions",
     "input_differences", "series_normalization", "d_ff", "dropout", "drop_path", "norm", "recompute_attention",
     "attention_downsample", "attention_tokens", "pooling", "n_segments", "pool_layers", "head_hidden_size", "head_init",
-    "max_epochs", "pretrain_epochs", "max_steps", "lr", "lr_schedule", "batch_size", "mask_ratio", "mask_length",
+    "max_epochs", "pretrain_epochs", "max_steps", "min_steps", "lr", "lr_schedule", "batch_size", "mask_ratio",
+    "mask_length",
     "validation_fraction", "n_iter_no_change", "average_epochs", "average_batch_norm", "average_decay",
     "augmentation", "window_slicing", "mask_augmentation", "mixup", "sam_rho", "n_estimators", "optimizer",
     "optimizer_kwargs", "clip_grad_norm", "missing_values", "log_inputs", "wide_scales", "device", "n_jobs",
@@ -393,10 +405,10 @@ CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_
 #: dilation doubling with every layer, not every block (docs/accuracy.md).
 REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto",
                       "dilation_per_layer": True}  # fmt: skip
-#: The settings of fine-tuning's StageSettings that the estimators pass by name (weight averaging, augmentations,
-#: mixup, the classifier's label smoothing).
-FINE_TUNING_ONLY = ("average_epochs", "average_batch_norm", "average_decay", "augmentation", "window_slicing",
-                    "mask_augmentation", "mixup", "label_smoothing", "sam_rho")  # fmt: skip
+#: The settings of fine-tuning's StageSettings that the estimators pass by name (the step floor, weight averaging,
+#: augmentations, mixup, the classifier's label smoothing).
+FINE_TUNING_ONLY = ("min_steps", "average_epochs", "average_batch_norm", "average_decay", "augmentation",
+                    "window_slicing", "mask_augmentation", "mixup", "label_smoothing", "sam_rho")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
 _NO_HEAD = ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
 UNSUPERVISED = tuple(n for n in SUPERVISED if n not in _NO_HEAD)

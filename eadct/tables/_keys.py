@@ -54,6 +54,7 @@ REFERENCE_DEFAULTS = {
     "mask_ratio": 0.15,
     "max_epochs": 60,
     "max_steps": None,
+    "min_steps": None,
     "mixup": 0.0,
     "n_blocks": 2,
     "n_estimators": 1,

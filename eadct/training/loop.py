@@ -89,6 +89,12 @@ class StageSettings:
         At most this many optimizer steps in the stage, in whole epochs (at least one): where ``max_epochs``
         epochs of the training data's batches would take more, the stage runs fewer epochs, and
         ``average_epochs`` shrinks in the same proportion (:meth:`capped`). None: no cap.
+    min_steps : int or None
+        At least this many optimizer steps in a stage that trains at all (the estimators set it for fine-tuning
+        only), in whole epochs: where ``max_epochs``
+        epochs of the training data's batches would take fewer, the stage runs more epochs, and
+        ``average_epochs`` grows in the same proportion (:meth:`capped`; ``max_steps`` still bounds). None: no
+        floor.
     """
 
     max_epochs: int
@@ -114,15 +120,20 @@ class StageSettings:
     mixup: float = 0.0
     sam_rho: float = 0.0
     max_steps: int | None = None
+    min_steps: int | None = None
 
     def capped(self, n_series: int) -> StageSettings:
-        """These settings for a stage over ``n_series`` training series under ``max_steps``: ``max_epochs``
-        lowered to the whole epochs of ``ceil(n_series / batch_size)`` steps that fit in it (at least one), and
-        ``average_epochs`` scaled by the same factor (rounded, at least one), so that the averaged share of the
-        run stays what it was. Unchanged where the cap does not bind."""
-        if self.max_steps is None:
-            return self
-        epochs = max(1, min(self.max_epochs, self.max_steps // max(1, math.ceil(n_series / self.batch_size))))
+        """These settings for a stage over ``n_series`` training series under ``min_steps`` and ``max_steps``:
+        ``max_epochs`` raised to the whole epochs of ``ceil(n_series / batch_size)`` steps that reach the floor,
+        then lowered to those that fit in the cap (at least one), and ``average_epochs`` scaled by the same
+        factor (rounded, at least one), so that the averaged share of the run stays what it was. Unchanged where
+        neither binds, and a stage of 0 epochs stays off."""
+        steps = max(1, math.ceil(n_series / self.batch_size))
+        epochs = self.max_epochs
+        if self.min_steps is not None and epochs > 0:
+            epochs = max(epochs, math.ceil(self.min_steps / steps))
+        if self.max_steps is not None:
+            epochs = max(1, min(epochs, self.max_steps // steps))
         if epochs == self.max_epochs:
             return self
         average = self.average_epochs
