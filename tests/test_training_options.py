@@ -325,6 +325,51 @@ def test_a_capped_fit_is_the_fit_with_fewer_epochs():
     np.testing.assert_array_equal(loose.predict_proba(X), EADCTClassifier(**base).fit(X, y).predict_proba(X))
 
 
+def test_step_floor_raises_the_epochs_and_scales_the_averaged_share():
+    from eadct.training import StageSettings
+
+    s = StageSettings(max_epochs=40, batch_size=8, average_epochs=20, min_steps=400)
+    assert s.capped(120) is s  # 15 batches x 40 epochs = 600 steps: the floor does not bind
+    ering = s.capped(30)  # 4 batches: 100 epochs, the last 50 averaged
+    assert (ering.max_epochs, ering.average_epochs, ering.batch_size) == (100, 50, 8)
+    assert (s.capped(15).max_epochs, s.capped(15).average_epochs) == (200, 100)  # 2 batches
+    both = StageSettings(max_epochs=40, batch_size=8, min_steps=400, max_steps=300).capped(30)
+    assert both.max_epochs == 75  # the cap still bounds: 300 steps of 4 batches
+    off = StageSettings(max_epochs=0, batch_size=8, min_steps=400)
+    assert off.capped(30) is off  # a stage of 0 epochs stays off
+
+
+def test_a_floored_fit_is_the_fit_with_more_epochs_in_fine_tuning_only():
+    X, y, target = make_unequal(n=20)  # batches of 4: 5 steps per epoch; a floor of 15 steps is 3 epochs
+    base = {**FAST, "batch_size": 4, "max_epochs": 2, "pretrain_epochs": 1}
+    floored = EADCTClassifier(**base, min_steps=15).fit(X, y)
+    assert _stage_epochs(floored) == {"pretrain": 1, "finetune": 3}
+    longer = EADCTClassifier(**{**base, "max_epochs": 3}).fit(X, y)
+    np.testing.assert_array_equal(floored.predict_proba(X), longer.predict_proba(X))
+    # with weight averaging: 1 of 2 epochs averaged becomes 2 of 4 (a floor of 20 steps)
+    averaged = EADCTRegressor(**base, min_steps=20, average_epochs=1, validation_fraction=0.0).fit(X, target)
+    two = EADCTRegressor(**{**base, "max_epochs": 4}, average_epochs=2, validation_fraction=0.0).fit(X, target)
+    np.testing.assert_array_equal(averaged.predict(X), two.predict(X))
+    # a floor that does not bind changes nothing
+    loose = EADCTClassifier(**base, min_steps=1).fit(X, y)
+    np.testing.assert_array_equal(loose.predict_proba(X), EADCTClassifier(**base).fit(X, y).predict_proba(X))
+    assert "min_steps" not in EADCTRepresentation().get_params()  # no fine-tuning
+
+
+def test_min_steps_is_checked_deterministic_and_old_models_load_without_it():
+    X, y = make_panel(n=16)
+    for bad in (0, -3, 2.5, "10"):
+        with pytest.raises(ValueError, match="min_steps must be None or a positive int"):
+            EADCTClassifier(min_steps=bad).fit(X, y)
+    clf = EADCTClassifier(**FAST, min_steps=12).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    old = saved_without(clf, "min_steps")
+    assert old.min_steps is None
+    np.testing.assert_array_equal(old.predict_proba(X), proba)
+
+
 def test_the_representation_caps_its_pretraining():
     X, _, _ = make_unequal(n=20)
     settings = {k: v for k, v in FAST.items() if k != "pretrain_epochs"}
