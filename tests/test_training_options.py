@@ -356,20 +356,6 @@ def test_a_floored_fit_is_the_fit_with_more_epochs_in_fine_tuning_only():
     assert "min_steps" not in EADCTRepresentation().get_params()  # no fine-tuning
 
 
-def test_min_steps_is_checked_deterministic_and_old_models_load_without_it():
-    X, y = make_panel(n=16)
-    for bad in (0, -3, 2.5, "10"):
-        with pytest.raises(ValueError, match="min_steps must be None or a positive int"):
-            EADCTClassifier(min_steps=bad).fit(X, y)
-    clf = EADCTClassifier(**FAST, min_steps=12).fit(X, y)
-    proba = clf.predict_proba(X)
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    old = saved_without(clf, "min_steps")
-    assert old.min_steps is None
-    np.testing.assert_array_equal(old.predict_proba(X), proba)
-
-
 def test_the_representation_caps_its_pretraining():
     X, _, _ = make_unequal(n=20)
     settings = {k: v for k, v in FAST.items() if k != "pretrain_epochs"}
@@ -377,17 +363,18 @@ def test_the_representation_caps_its_pretraining():
     assert list(_stage_epochs(rep).values()) == [2]
 
 
-def test_max_steps_is_checked_deterministic_and_old_models_load_without_it():
+@pytest.mark.parametrize("name, value", [("max_steps", 1), ("min_steps", 12)])
+def test_step_bounds_are_checked_deterministic_and_old_models_load_without_them(name, value):
     X, y = make_panel(n=16)
     for bad in (0, -3, 2.5, "10"):
-        with pytest.raises(ValueError, match="max_steps must be None or a positive int"):
-            EADCTClassifier(max_steps=bad).fit(X, y)
-    clf = EADCTClassifier(**FAST, max_steps=1).fit(X, y)
+        with pytest.raises(ValueError, match=f"{name} must be None or a positive int"):
+            EADCTClassifier(**{name: bad}).fit(X, y)
+    clf = EADCTClassifier(**FAST, **{name: value}).fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    old = saved_without(clf, "max_steps")
-    assert old.max_steps is None
+    old = saved_without(clf, name)
+    assert getattr(old, name) is None
     np.testing.assert_array_equal(old.predict_proba(X), proba)
 
 
