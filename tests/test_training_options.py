@@ -335,8 +335,11 @@ def test_step_floor_raises_the_epochs_and_scales_the_averaged_share():
     assert (s.capped(15).max_epochs, s.capped(15).average_epochs) == (200, 100)  # 2 batches
     both = StageSettings(max_epochs=40, batch_size=8, min_steps=400, max_steps=300).capped(30)
     assert both.max_epochs == 75  # the cap still bounds: 300 steps of 4 batches
-    off = StageSettings(max_epochs=0, batch_size=8, min_steps=400)
-    assert off.capped(30) is off  # a stage of 0 epochs stays off
+    for off in (
+        StageSettings(max_epochs=0, batch_size=8, min_steps=400),
+        StageSettings(max_epochs=0, batch_size=8, max_steps=400),
+    ):
+        assert off.capped(30) is off  # a stage of 0 epochs stays off
 
 
 def test_a_floored_fit_is_the_fit_with_more_epochs_in_fine_tuning_only():

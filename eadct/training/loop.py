@@ -91,10 +91,9 @@ class StageSettings:
         ``average_epochs`` shrinks in the same proportion (:meth:`capped`). None: no cap.
     min_steps : int or None
         At least this many optimizer steps in a stage that trains at all (the estimators set it for fine-tuning
-        only), in whole epochs: where ``max_epochs``
-        epochs of the training data's batches would take fewer, the stage runs more epochs, and
-        ``average_epochs`` grows in the same proportion (:meth:`capped`; ``max_steps`` still bounds). None: no
-        floor.
+        only), in whole epochs: where ``max_epochs`` epochs of the training data's batches would take fewer, the
+        stage runs more epochs, and ``average_epochs`` grows in the same proportion (:meth:`capped`;
+        ``max_steps`` still bounds). None: no floor.
     """
 
     max_epochs: int
@@ -128,9 +127,11 @@ class StageSettings:
         then lowered to those that fit in the cap (at least one), and ``average_epochs`` scaled by the same
         factor (rounded, at least one), so that the averaged share of the run stays what it was. Unchanged where
         neither binds, and a stage of 0 epochs stays off."""
+        if self.max_epochs == 0:
+            return self
         steps = max(1, math.ceil(n_series / self.batch_size))
         epochs = self.max_epochs
-        if self.min_steps is not None and epochs > 0:
+        if self.min_steps is not None:
             epochs = max(epochs, math.ceil(self.min_steps / steps))
         if self.max_steps is not None:
             epochs = max(1, min(epochs, self.max_steps // steps))
