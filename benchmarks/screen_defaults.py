@@ -117,8 +117,8 @@ CANDIDATES = {
     "short-segments-all-swa20-b8-seg8-blocks3": dict(SWA20_B8_SEG8, n_blocks=3),
     "short-segments-all-swa20-b8-seg8-heads4": dict(SWA20_B8_SEG8, n_heads=4),
     "short-segments-all-swa20-b8-seg8-blocks3-heads4": dict(SWA20_B8_SEG8, n_blocks=3, n_heads=4),
-    # the classifier's defaults with attention over at most 160 tokens instead of 128 ("attention_tokens", a
-    # screen-only key turned into the attention_downsample that "auto" would give with that cap): of the screen's
+    # the classifier's defaults with attention over at most 160 tokens instead of 128 ("attention_tokens", the
+    # cap of attention_downsample="auto"; a screen-only key until it became an estimator parameter): of the screen's
     # sets UWaveGestureLibrary pools pairs of steps instead of triples, Handwriting no longer pools
     "short-segments-all-swa20-b8-seg8-tok160": dict(SWA20_B8_SEG8, attention_tokens=160),
     # the classifier's defaults with each channel's first differences beside its values in the input stem

@@ -245,7 +245,7 @@ class EncoderConfig:
         AUTO_ATTENTION_TOKENS,
         is_positive_int,
         "an int >= 1",
-        "int, default=128\n"
+        f"int, default={AUTO_ATTENTION_TOKENS}\n"
         '    The most tokens that ``attention_downsample="auto"`` leaves for attention (the cap of its rule; an int\n'
         "    ``attention_downsample`` ignores it). Fewer tokens: coarser maps, and a step whose map passes cost\n"
         "    about the square of the ratio. Measured choices: docs/accuracy.md.",
