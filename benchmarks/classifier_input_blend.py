@@ -152,7 +152,7 @@ def main(argv=None) -> None:
             p_lin, C = linear_probabilities(F[fit], y[fit], F[held], est.classes_, seed)
             truth = np.searchsorted(est.classes_, y[held])
 
-            def accuracy(p):
+            def accuracy(p, truth=truth):
                 return float(np.mean(np.argmax(p, axis=1) == truth))
 
             row = dict(dataset=name, seed=seed, candidate=args.candidate, parts=args.parts, n_holdout=len(held),

@@ -708,3 +708,51 @@ def test_fit_time_by_shape_separates_the_epochs_costs_and_scales_them_to_the_ser
     assert f"| small (5 x 1 x 4) | 5 | 1 | 0.50 | 1.00 | {small / 60:.1f} | {small / 60:.0f} |" in out
     assert "ratio 1.00" in out and calls[-1][1:] == (pre, fine, {})  # the check fits the defaults whole
     assert {c[0] for c in calls[:4]} == {10} and all(c[3] == {"average_epochs": 1} for c in calls[:4])
+
+
+def test_classifier_input_blend_reads_only_train_blends_probabilities_and_resumes(
+    tmp_path, monkeypatch, capsys, sibling_script
+):
+    """benchmarks/classifier_input_blend.py: TRAIN only, the screen's split, the part means by the library's rule,
+    blends that run from the network's probabilities (w=0) to the linear model's (w=1), and a rerun that skips
+    what is done."""
+    import numpy as np
+
+    from eadct.networks import part_means
+
+    blend = sibling_script("classifier_input_blend.py")
+    split = sibling_script("screen_defaults.py").inner_split
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.array(["a", "b"]), 15)
+    X = rng.normal(size=(30, 2, 24))
+    X[y == "b", 1, :6] += 3.0  # the classes differ in the first part's level: the linear model reads it
+    asked, fits = _serve_as_every_split(monkeypatch, X, y), []
+    F = blend.part_features(X, 4)
+    library = part_means(torch.as_tensor(X.transpose(0, 2, 1)), None, 4).numpy()  # (B, parts * C), part by part
+    per_part = F.reshape(30, 2, 5)[:, :, 1:].transpose(0, 2, 1).reshape(30, -1)
+    assert np.allclose(per_part, library) and np.allclose(F.reshape(30, 2, 5)[:, :, 0], X.mean(axis=2))
+
+    class Uninformed:  # a network that knows nothing: every class equally likely
+        classes_ = np.array(["a", "b"])
+
+        def predict_proba(self, Xh):
+            return np.full((len(Xh), 2), 0.5)
+
+    def fake_fit(name, candidate, X_, y_, seed, holdout=1 / 3):
+        fit, held = split(np.asarray(y_), holdout, seed, True)
+        fits.append((seed, len(fit)))
+        return Uninformed(), fit, held, 0.0
+
+    monkeypatch.setattr(blend, "fit_candidate", fake_fit)
+    out = tmp_path / "blend.jsonl"
+    args = ["--datasets", "Toy", "--seeds", "0", "1", "--parts", "4", "--weights", "0", "1", "--out", str(out),
+            "--data-dir", "x"]  # fmt: skip
+    blend.main(args)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert asked == ["train"] and [s for s, _ in fits] == [0, 1]
+    for row in rows:
+        assert row["blend_0"] == row["network"] and row["blend_1"] == row["linear"] == 1.0
+    blend.main(args)  # resumes: nothing fitted again
+    assert len(fits) == 2 and len(out.read_text().splitlines()) == 2
+    blend.main(["--report", str(out)])
+    assert "| blend_1 | +0.5" in capsys.readouterr().out
