@@ -26,19 +26,16 @@ off without refitting), and a rerun skips what is there.
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 from pathlib import Path
 
 import numpy as np
-from screen_defaults import _load_train, fit_candidate, sign_flip_p
+from classifier_head_holdout import SCREEN_SETS
+from screen_defaults import _load_train, fit_candidate, read_results, sign_flip_p
 
-#: The screen's five classification sets (docs/accuracy.md, "How the defaults were chosen").
-SCREEN_SETS = ["ERing", "JapaneseVowels", "Libras", "Handwriting", "UWaveGestureLibrary"]
 DEFAULTS = "short-segments-all-swa20-b8-seg8-wide100-udiff-e40"
+#: The blend weights scored; the rule reads 0.25, fixed before any row ran (docs/accuracy.md).
 WEIGHTS = (0.1, 0.25, 0.5)
-#: The blend weight the rule reads, fixed before any row ran (docs/accuracy.md).
-RULE_WEIGHT = 0.25
 
 
 def part_features(X, n_parts: int) -> np.ndarray:
@@ -81,23 +78,10 @@ def linear_probabilities(F_fit: np.ndarray, y_fit: np.ndarray, F_held: np.ndarra
     return proba, C
 
 
-def _done(paths) -> set:
-    out = set()
-    for p in paths:
-        if Path(p).exists():
-            for line in Path(p).read_text().splitlines():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                out.add((row["dataset"], row["seed"], row["candidate"], row["parts"]))
-    return out
-
-
 def report(paths) -> str:
     """Per (set, seed) the hold-out accuracy of each reading, then each blend against the network alone over the
     pairs: mean difference, wins / ties / losses, sign-flip p."""
-    rows = [json.loads(line) for p in paths for line in Path(p).read_text().splitlines() if line.strip()]
+    rows = [row for p in paths for row in read_results(p)]
     rows.sort(key=lambda r: (r["dataset"], r["seed"]))
     keys = ["network", "linear"] + [f"blend_{w:g}" for w in rows[0]["weights"]] if rows else []
     out = ["| dataset | seed | held out | " + " | ".join(keys) + " | C | fit s |", "|---" * (len(keys) + 5) + "|"]
@@ -131,12 +115,11 @@ def main(argv=None) -> None:
         return
     import torch
 
-    from eadct.tables import subset
+    from eadct.tables import append_jsonl, subset
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    done = _done([args.out])
+    done = {(r["dataset"], r["seed"], r["candidate"], r["parts"]) for r in read_results(args.out)}
     for name in args.datasets:
         loaded = _load_train(name, args.data_dir or ["../shared/datasets/UEA"])
         if loaded is None:
@@ -160,8 +143,7 @@ def main(argv=None) -> None:
                        **{f"blend_{w:g}": accuracy((1 - w) * p_net + w * p_lin) for w in args.weights},
                        truth=truth.tolist(), p_network=np.round(p_net, 6).tolist(),
                        p_linear=np.round(p_lin, 6).tolist(), threads=torch.get_num_threads())  # fmt: skip
-            with open(args.out, "a") as f:
-                f.write(json.dumps(row) + "\n")
+            append_jsonl(Path(args.out), row)
             print(f"{name} seed {seed}: network {row['network']:.3f}, linear {row['linear']:.3f}, "
                   + ", ".join(f"w={w:g} {row[f'blend_{w:g}']:.3f}" for w in args.weights)
                   + f" (fit {fit_s:.0f} s)", flush=True)  # fmt: skip
