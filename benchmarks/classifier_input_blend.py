@@ -21,6 +21,12 @@ off without refitting), and a rerun skips what is there.
     python benchmarks/classifier_input_blend.py --data-dir ../shared/datasets/UEA --seeds 0 2 4 6 --threads 1 \\
         --out results/screen/blend_a.jsonl
     python benchmarks/classifier_input_blend.py --report results/screen/blend_*.jsonl
+    python benchmarks/classifier_input_blend.py --screen-rows results/screen/defaults_intel.jsonl \\
+        --report results/screen/blend_*.jsonl
+
+``--screen-rows OUT`` writes the network column as rows of ``benchmarks/screen_defaults.py`` (its hold-out accuracy,
+and the log-loss of the stored probabilities, which are rounded to 6 decimals), so that a later screen on the same
+machine type compares its candidates against these fits without fitting the defaults again.
 """
 
 from __future__ import annotations
@@ -98,6 +104,19 @@ def report(paths) -> str:
     return "\n".join(out)
 
 
+def screen_rows(rows: list[dict]) -> list[dict]:
+    """The network column of ``rows`` as the screen's rows (``screen_defaults._run_one``'s keys that the report
+    reads): the same fits, so the screen's report compares a candidate against them pair by pair."""
+    out = []
+    for r in rows:
+        p, truth = np.asarray(r["p_network"]), np.asarray(r["truth"])
+        log_loss = float(-np.mean(np.log(np.clip(p[np.arange(len(truth)), truth], 1e-15, 1.0))))
+        out.append(dict(candidate=r["candidate"], dataset=r["dataset"], seed=r["seed"], task="classification",
+                        score=r["network"], log_loss=log_loss, fit_s=r["fit_s"], n_holdout=r["n_holdout"],
+                        threads=r["threads"], source="classifier_input_blend"))  # fmt: skip
+    return out
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", nargs="+", default=SCREEN_SETS)
@@ -109,7 +128,18 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", default="results/screen/blend.jsonl")
     parser.add_argument("--report", nargs="+", default=None, help="print the table of these JSON-lines files")
+    parser.add_argument("--screen-rows", default=None, help="with --report: write the network column as screen rows")
     args = parser.parse_args(argv)
+    if args.report and args.screen_rows:
+        from eadct.tables import append_jsonl
+
+        have = {(r["candidate"], r["dataset"], r["seed"]) for r in read_results(args.screen_rows)}
+        rows = [row for p in args.report for row in read_results(p)]
+        new = [r for r in screen_rows(rows) if (r["candidate"], r["dataset"], r["seed"]) not in have]
+        for r in new:
+            append_jsonl(Path(args.screen_rows), r)
+        print(f"{len(new)} screen row(s) written to {args.screen_rows}")
+        return
     if args.report:
         print(report(args.report))
         return

@@ -756,3 +756,12 @@ def test_classifier_input_blend_reads_only_train_blends_probabilities_and_resume
     assert len(fits) == 2 and len(out.read_text().splitlines()) == 2
     blend.main(["--report", str(out)])
     assert "| blend_1 | +0.5" in capsys.readouterr().out
+    # the network column as the screen's rows: its accuracy, the log-loss of its probabilities (log 2 for 0.5 each)
+    screen = sibling_script("screen_defaults.py")
+    rows_out = tmp_path / "screen.jsonl"
+    for _ in range(2):  # written once
+        blend.main(["--report", str(out), "--screen-rows", str(rows_out)])
+    converted = screen.read_results(rows_out)
+    assert [(r["dataset"], r["seed"], r["score"]) for r in converted] == [("Toy", r["seed"], r["network"]) for r in rows]
+    assert all(abs(r["log_loss"] - np.log(2)) < 1e-12 and r["task"] == "classification" for r in converted)
+    assert "Toy" in screen.report(converted, [rows[0]["candidate"]])
