@@ -762,6 +762,7 @@ def test_classifier_input_blend_reads_only_train_blends_probabilities_and_resume
     for _ in range(2):  # written once
         blend.main(["--report", str(out), "--screen-rows", str(rows_out)])
     converted = screen.read_results(rows_out)
-    assert [(r["dataset"], r["seed"], r["score"]) for r in converted] == [("Toy", r["seed"], r["network"]) for r in rows]
+    expected = [("Toy", r["seed"], r["network"]) for r in rows]
+    assert [(r["dataset"], r["seed"], r["score"]) for r in converted] == expected
     assert all(abs(r["log_loss"] - np.log(2)) < 1e-12 and r["task"] == "classification" for r in converted)
     assert "Toy" in screen.report(converted, [rows[0]["candidate"]])
