@@ -442,9 +442,14 @@ CANDIDATES = {
     # classifier"): each member pretrains 10 epochs and fine-tunes 20, averaging the last 10, on all of TRAIN from its
     # own seed; their class probabilities averaged
     "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-ens2half": dict(
-        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=20, pretrain_epochs=10,
-        average_epochs=10, n_estimators=2
-    ),  # fmt: skip
+        SWA20_B8_SEG8,
+        wide_scales=100.0,
+        input_differences="auto",
+        max_epochs=20,
+        pretrain_epochs=10,
+        average_epochs=10,
+        n_estimators=2,
+    ),
     # today's regressor defaults with attention over at most 64 tokens (docs/accuracy.md, "Candidate default for time:
     # attention over at most 64 tokens in the regressor")
     "short-segments-ridge-swa20-cap900-auto-dil-tok64": dict(
