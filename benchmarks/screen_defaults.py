@@ -450,6 +450,14 @@ CANDIDATES = {
         average_epochs=10,
         n_estimators=2,
     ),
+    # diagnostics of the two halves of ens2half, one network each (docs/accuracy.md, "Candidate default: an ensemble of
+    # two half fits in the classifier"): half the pretraining; half the fine-tuning (the last 10 epochs averaged)
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e40-pre10": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=40, pretrain_epochs=10
+    ),
+    "short-segments-all-swa20-b8-seg8-wide100-udiff-e20-swa10": dict(
+        SWA20_B8_SEG8, wide_scales=100.0, input_differences="auto", max_epochs=20, average_epochs=10
+    ),
     # today's regressor defaults with attention over at most 64 tokens (docs/accuracy.md, "Candidate default for time:
     # attention over at most 64 tokens in the regressor")
     "short-segments-ridge-swa20-cap900-auto-dil-tok64": dict(
