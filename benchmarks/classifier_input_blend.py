@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from classifier_head_holdout import SCREEN_SETS
-from screen_defaults import _load_train, fit_candidate, read_results, sign_flip_p
+from screen_defaults import _load_train, fit_candidate, log_loss_of, read_results, sign_flip_p
 
 DEFAULTS = "short-segments-all-swa20-b8-seg8-wide100-udiff-e40"
 #: The blend weights scored; the rule reads 0.25, fixed before any row ran (docs/accuracy.md).
@@ -107,14 +107,10 @@ def report(paths) -> str:
 def screen_rows(rows: list[dict]) -> list[dict]:
     """The network column of ``rows`` as the screen's rows (``screen_defaults._run_one``'s keys that the report
     reads): the same fits, so the screen's report compares a candidate against them pair by pair."""
-    out = []
-    for r in rows:
-        p, truth = np.asarray(r["p_network"]), np.asarray(r["truth"])
-        log_loss = float(-np.mean(np.log(np.clip(p[np.arange(len(truth)), truth], 1e-15, 1.0))))
-        out.append(dict(candidate=r["candidate"], dataset=r["dataset"], seed=r["seed"], task="classification",
-                        score=r["network"], log_loss=log_loss, fit_s=r["fit_s"], n_holdout=r["n_holdout"],
-                        threads=r["threads"], source="classifier_input_blend"))  # fmt: skip
-    return out
+    return [dict(candidate=r["candidate"], dataset=r["dataset"], seed=r["seed"], task="classification",
+                 score=r["network"], log_loss=log_loss_of(r["p_network"], r["truth"]), fit_s=r["fit_s"],
+                 n_holdout=r["n_holdout"], threads=r["threads"], source="classifier_input_blend")
+            for r in rows]  # fmt: skip
 
 
 def main(argv=None) -> None:

@@ -555,9 +555,14 @@ def holdout_log_loss(est, X_held, y_held) -> float:
     distribution, recorded beside the accuracy; it reads the networks' confidence as much as their ranking of the
     classes, so it is a second reading, not the rules' (docs/accuracy.md, "Candidates: the maps' weights and half
     the dropout, and the screen's log-loss against a known effect")."""
-    proba = est.predict_proba(X_held)
-    index = np.searchsorted(est.classes_, y_held)
-    return float(-np.mean(np.log(np.clip(proba[np.arange(len(y_held)), index], 1e-15, 1.0))))
+    return log_loss_of(est.predict_proba(X_held), np.searchsorted(est.classes_, y_held))
+
+
+def log_loss_of(proba, truth) -> float:
+    """The mean negative log of ``proba[i, truth[i]]`` (natural log, clipped at 1e-15): ``holdout_log_loss`` of
+    probabilities already computed."""
+    proba, truth = np.asarray(proba), np.asarray(truth)
+    return float(-np.mean(np.log(np.clip(proba[np.arange(len(truth)), truth], 1e-15, 1.0))))
 
 
 def read_results(path: Path) -> list[dict]:
