@@ -16,14 +16,20 @@ arrays, tensors, dicts with non-string keys and classes (a custom ``optimizer``)
 from __future__ import annotations
 
 import json
-import sys
+import math
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from . import estimators
-from .provenance import VERSIONS_KEY, VERSIONS_OF, model_versions
+from .estimators._params import RENAMED
+from .estimators._persistence import _upgrade_state
+from .estimators._signature import check_params
+from .estimators._state import FITTED_STATE, check_fitted, is_device, is_int, is_scalar
+from .estimators._treatment import as_checked
+from .estimators._warn import warn_user
+from .provenance import VERSIONS_KEY, model_versions, warn_if_other_version
 
 __all__ = ["FORMAT_VERSION", "load", "save"]
 
@@ -70,7 +76,14 @@ def save(estimator, path) -> Path:
 
 
 def load(path, device: str | None = None):
-    """Read an estimator written by :func:`save`, without running code from the file.
+    """Read an estimator written by :func:`save`, as data only: nothing in the file is executed or chosen as code.
+
+    The file is read through a declared schema (:mod:`eadct.estimators._state`): the class is one of the three
+    estimators, the parameters are the class's own (checked as ``fit`` checks them), the fitted attributes are
+    the declared ones with their types and shapes, and every tensor is one that the declared network has, with
+    its exact shape and dtype. The network's size is computed from its settings before any memory is taken for
+    it, so a file cannot make ``load`` allocate more than its own tensors hold. docs/persistence.md says what
+    this guarantees and what it does not.
 
     Parameters
     ----------
@@ -82,34 +95,105 @@ def load(path, device: str | None = None):
     Raises
     ------
     ValueError
-        The file is not an eadct model file, was written by a newer file format, names a class that is not an
-        eadct estimator, or holds weights that do not match its declared settings.
+        Naming the file and the problem: the file is not an eadct model file (not safetensors, truncated, no
+        eadct header), was written by a newer file format, names a class that is not an eadct estimator, holds
+        a setting, attribute or tensor that the estimator does not have or of the wrong type, shape or dtype,
+        or declares a network that its weights do not match.
     """
-    from safetensors import SafetensorError, safe_open
-
     path = Path(path)
-    try:
-        with safe_open(str(path), framework="pt", device="cpu") as f:
-            metadata = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no iterator)
-    except (SafetensorError, OSError, ValueError) as err:
-        raise ValueError(
-            f"{path} is not an eadct model file (a safetensors file written by eadct.save): {err}"
-        ) from err
-    header = _header(path, metadata)
-    versions = header.get("versions", {})
-    try:
-        state = {**_decode(header["state"], tensors), VERSIONS_KEY: versions, VERSIONS_OF: str(path)}
-        if device is not None:
-            state["device_"] = device
-        estimator = _class(header["class"]).__new__(_class(header["class"]))
-        estimator.__setstate__(state)
-    except Exception as err:
-        raise ValueError(
-            f"{path} does not match its declared settings ({type(err).__name__}: {err}). It was written by eadct "
-            f"{versions.get('eadct')} (this is eadct {model_versions()['eadct']}); refit, or load it with that version."
-        ) from err
+    if device is not None and not is_device(device):
+        raise ValueError(f"device={device!r}: eadct.load puts the networks on 'cpu', 'cuda' or 'cuda:N'.")
+    with _SafetensorsFile(path) as file:
+        header = _header(path, file.metadata)
+        versions = header["versions"]
+
+        def fail(problem: str) -> ValueError:
+            return ValueError(
+                f"{path} does not match its declared settings: {problem}. It was written by eadct "
+                f"{versions.get('eadct')} (this is eadct {model_versions()['eadct']}); refit, or load it with that "
+                "version."
+            )
+
+        cls = _class(header["class"])
+        params, fitted = _split_state(header["state"], cls, fail)
+        estimator = cls(**params)
+        if not fitted:
+            _no_tensors_left(file, set(), fail)
+            warn_if_other_version(versions, str(path))
+            return estimator
+        sizes = check_fitted(fitted, cls.__name__, fail)
+        if cls.__name__ != "EADCTRepresentation" and sizes["M"] != estimator.n_estimators:
+            raise fail(f"it holds {sizes['M']} network(s) for n_estimators={estimator.n_estimators}")
+        _no_tensors_left(file, _tensor_refs(fitted, cls.__name__, sizes, file, fail), fail)
+        for name, value in fitted.items():
+            if name == "classes_":
+                value = _labels(value, file, sizes["O"], fail)
+            elif isinstance(value, _TensorRef):
+                value = file.tensor(value.name).numpy()
+            if name not in ("network_", "networks_"):
+                setattr(estimator, name, value)
+        estimator.device_ = _device(device or fitted["device_"])
+        estimator.networks_ = _networks(estimator, [fitted["network_"], *fitted["networks_"]], file, fail)
+        estimator.network_ = estimator.networks_[0]
+    warn_if_other_version(versions, str(path))
     return estimator
+
+
+#: The largest eadct header :func:`load` reads (the JSON of settings and history; weights are not in it).
+MAX_HEADER_BYTES = 64 * 2**20
+#: How deep a setting's JSON may nest (a model's settings nest a few levels).
+MAX_DEPTH = 32
+#: A model file's tensor dtypes (safetensors' names): torch's dtype, numpy's kind, bytes per value.
+_DTYPES = {
+    "F64": (torch.float64, "f", 8), "F32": (torch.float32, "f", 4), "F16": (torch.float16, "f", 2),
+    "BF16": (torch.bfloat16, "f", 2), "I64": (torch.int64, "i", 8), "I32": (torch.int32, "i", 4),
+    "I16": (torch.int16, "i", 2), "I8": (torch.int8, "i", 1), "U8": (torch.uint8, "u", 1),
+    "BOOL": (torch.bool, "b", 1),
+}  # fmt: skip
+
+
+class _SafetensorsFile:
+    """A safetensors file open for reading: its metadata, and each tensor's dtype and shape from the header
+    without reading any tensor; :meth:`tensor` reads one."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> _SafetensorsFile:
+        from safetensors import SafetensorError, safe_open
+
+        not_ours = f"{self.path} is not an eadct model file (a safetensors file written by eadct.save)"
+        try:
+            with open(self.path, "rb") as fh:
+                size = int.from_bytes(fh.read(8), "little")
+        except OSError as err:
+            raise ValueError(f"{not_ours}: {err}") from err
+        if size > MAX_HEADER_BYTES:
+            raise ValueError(f"{not_ours}: its header declares {size} bytes, more than eadct.save ever writes.")
+        try:
+            self._file = safe_open(str(self.path), framework="pt", device="cpu")
+            self._file.__enter__()
+            self.metadata = self._file.metadata() or {}
+            self.info = {}
+            for key in self._file.keys():  # noqa: SIM118 (safe_open has no iterator)
+                piece = self._file.get_slice(key)
+                self.info[key] = (piece.get_dtype(), tuple(piece.get_shape()))
+        except (SafetensorError, OSError, ValueError, RuntimeError) as err:
+            raise ValueError(f"{not_ours}: {err}") from err
+        return self
+
+    def tensor(self, key: str) -> torch.Tensor:
+        return self._file.get_tensor(key)
+
+    def __exit__(self, *exc) -> None:
+        self._file.__exit__(*exc)
+
+
+class _TensorRef:
+    """A tensor of the file that the state names, before it is read."""
+
+    def __init__(self, name: str):
+        self.name = name
 
 
 def _header(path: Path, metadata: dict) -> dict:
@@ -117,21 +201,259 @@ def _header(path: Path, metadata: dict) -> dict:
         raise ValueError(f"{path} is a safetensors file but not an eadct model (no '{_KEY}' header entry).")
     try:
         header = json.loads(metadata[_KEY])
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: the '{_KEY}' header entry is not valid JSON ({err}).") from err
-    fmt, versions = header.get("format"), header.get("versions", {})
-    if not isinstance(fmt, int) or fmt > FORMAT_VERSION:
+    except (json.JSONDecodeError, RecursionError) as err:
+        reason = "it nests too deeply" if isinstance(err, RecursionError) else str(err)
+        raise ValueError(f"{path}: the '{_KEY}' header entry is not valid JSON ({reason}).") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: the '{_KEY}' header entry is a JSON {type(header).__name__}, not an eadct header.")
+    versions = header.get("versions", {})
+    if not isinstance(versions, dict) or not all(isinstance(v, (str, type(None))) for v in versions.values()):
+        raise ValueError(f"{path}: the eadct header's versions must map package names to version strings.")
+    fmt = header.get("format")
+    if type(fmt) is not int or not 1 <= fmt <= FORMAT_VERSION:
         raise ValueError(
             f"{path} uses file format {fmt!r} of eadct {versions.get('eadct')}; this eadct "
             f"{model_versions()['eadct']} reads format {FORMAT_VERSION} and older. Upgrade eadct to load it."
         )
-    if header.get("class") not in _CLASSES or "state" not in header:
+    if header.get("class") not in _CLASSES:
         raise ValueError(f"{path} declares class {header.get('class')!r}; eadct.load reads only {', '.join(_CLASSES)}.")
-    return header
+    if set(header) - {"format", "class", "versions", "state"} or not isinstance(header.get("state"), dict):
+        raise ValueError(f"{path}: an eadct header holds format, class, versions and a state dict, and nothing else.")
+    return {**header, "versions": versions}  # files of 0.1.0 on record versions; none is read as unknown
 
 
 def _class(name: str) -> type:
     return getattr(estimators, name)
+
+
+def _split_state(state: dict, cls: type, fail) -> tuple[dict, dict]:
+    """The parameters (old names renamed, those added since filled in as for a pickle) and the fitted attributes,
+    each decoded by what it is; any other key is refused."""
+    names = set(cls._get_param_names())
+    schema = FITTED_STATE[cls.__name__]
+    unknown = sorted(k for k in state if k not in names and k not in RENAMED and k not in schema)
+    if unknown:
+        raise fail(f"{cls.__name__} has no setting or fitted attribute {', '.join(map(repr, unknown[:5]))}")
+    params = {RENAMED.get(k, k): _decode_setting(k, v, 0, fail) for k, v in state.items() if k not in schema}
+    _upgrade_state(params, cls)
+    bad = [f"{n}={params[n]!r}" for n, check in _UNCHECKED.items() if n in params and not check(params[n])]
+    if bad:
+        raise fail(f"invalid parameters {', '.join(bad)}")
+    if params.get("checkpoint_path") is not None:
+        warn_user(
+            f"The loaded model's checkpoint_path={params['checkpoint_path']!r} is set to None: a file never chooses "
+            "where eadct writes. Set it again before a refit that should write checkpoints."
+        )
+        params["checkpoint_path"] = None
+    try:
+        check_params(as_checked(params), cls.__name__)
+    except (ValueError, TypeError) as err:
+        raise fail(str(err).removesuffix(".")) from None
+    fitted = {k: _decode_fitted(k, v, schema[k].kind, fail) for k, v in state.items() if k in schema}
+    return params, fitted
+
+
+#: What a file may set the parameters to that ``check_params`` leaves to the code that reads them.
+_UNCHECKED = {
+    "device": lambda v: v is None or v == "auto" or is_device(v),
+    "checkpoint_path": lambda v: v is None or isinstance(v, str),
+    "random_state": lambda v: v is None or is_int(v),
+    "verbose": lambda v: isinstance(v, bool) or (is_int(v) and v >= 0),
+}
+
+
+def _decode_setting(name: str, value, depth: int, fail):
+    """A parameter's value: JSON, tuples, dicts with other keys, torch dtypes, and (for ``optimizer`` only) an
+    optimizer class that this process has defined; never an array, a tensor or any other class."""
+    if depth > MAX_DEPTH:
+        raise fail(f"{name} nests deeper than {MAX_DEPTH} levels")
+    if isinstance(value, list):
+        return [_decode_setting(name, v, depth + 1, fail) for v in value]
+    if not isinstance(value, dict):
+        return value
+    marker = next((k for k in value if k.startswith("__")), None)
+    if marker is None:
+        return {k: _decode_setting(name, v, depth + 1, fail) for k, v in value.items()}
+    content = value[marker]
+    if len(value) != 1 or marker not in ("__tuple__", "__items__", "__torch_dtype__", "__class__"):
+        raise fail(f"{name} holds {marker!r}, which a setting cannot hold")
+    if marker == "__tuple__" and isinstance(content, list):
+        return tuple(_decode_setting(name, v, depth + 1, fail) for v in content)
+    if marker == "__items__" and isinstance(content, list):
+        if not all(isinstance(p, list) and len(p) == 2 and is_scalar(p[0]) for p in content):
+            raise fail(f"{name} holds a malformed __items__ entry")
+        return {k: _decode_setting(name, v, depth + 1, fail) for k, v in content}
+    if marker == "__torch_dtype__":
+        dtype = {str(d).removeprefix("torch."): d for d, _, _ in _DTYPES.values()}.get(content)
+        if dtype is None:
+            raise fail(f"{name} names an unknown torch dtype {content!r}")
+        return dtype
+    if marker == "__class__" and name == "optimizer":
+        return _optimizer_class(content, fail)
+    raise fail(f"{name} holds {marker!r} with {content!r}, which a setting cannot hold")
+
+
+def _optimizer_class(spec, fail) -> type:
+    """The ``torch.optim.Optimizer`` subclass named ``module:qualname`` among those this process has already
+    defined: matched by name among the subclasses, so nothing is imported and no attribute of a module is read."""
+    found, todo = {}, [torch.optim.Optimizer]
+    while todo:
+        cls = todo.pop()
+        found.setdefault(f"{cls.__module__}:{cls.__qualname__}", cls)
+        todo.extend(cls.__subclasses__())
+    if not isinstance(spec, str) or spec not in found:
+        module = spec.partition(":")[0] if isinstance(spec, str) else spec
+        raise fail(
+            f"optimizer {spec!r} is not a torch.optim.Optimizer subclass defined in this process; if the model was "
+            f"fitted with an optimizer of your own, import its module ({module!r}) first"
+        )
+    return found[spec]
+
+
+def _decode_fitted(name: str, value, kind: str, fail):
+    """A fitted attribute by its declared ``kind``: arrays and weights as :class:`_TensorRef`, the rest plain JSON."""
+
+    def ref(v, marker):
+        if not (isinstance(v, dict) and len(v) == 1 and isinstance(v.get(marker), str)):
+            raise fail(f"{name} must refer to a tensor of the file")
+        return _TensorRef(v[marker])
+
+    def member(m):
+        if not isinstance(m, dict):
+            raise fail(f"{name} must hold dicts of tensor references (one per network)")
+        return {k: ref(t, "__tensor__") for k, t in m.items()}
+
+    if kind == "array" or (kind == "labels" and isinstance(value, dict) and "__array__" in value):
+        return ref(value, "__array__")
+    if kind == "labels":
+        return value  # string or mixed labels: checked by _labels
+    if kind == "networks":
+        if name == "network_":
+            return member(value)
+        if not isinstance(value, list):
+            raise fail(f"{name} must be a list of the ensemble's further members")
+        return [member(m) for m in value]
+    if not _plain(value, 0):
+        raise fail(f"{name} must hold plain values only")
+    return value
+
+
+def _plain(value, depth: int) -> bool:
+    """JSON without eadct's type markers, at most :data:`MAX_DEPTH` deep."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, list):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(not k.startswith("__") and _plain(v, depth + 1) for k, v in value.items())
+    return is_scalar(value)
+
+
+def _tensor_refs(fitted: dict, cls_name: str, sizes: dict, file: _SafetensorsFile, fail) -> set[str]:
+    """Check each array's tensor for its declared shape and dtype (from the file's header: nothing is read) and
+    return the names of all the tensors the state refers to."""
+    used = set()
+    for name, attribute in FITTED_STATE[cls_name].items():
+        value = fitted.get(name)
+        if not isinstance(value, _TensorRef):
+            continue
+        dtype, shape = _info(file, value.name, name, fail)
+        want = tuple(sizes[s] for s in attribute.shape)
+        kinds = attribute.dtypes if attribute.kind == "array" else "biu"
+        if shape != want or dtype == "BF16" or _DTYPES[dtype][1] not in kinds:
+            raise fail(f"{name} has shape {list(shape)} and dtype {dtype}; it must have shape {list(want)}")
+        used.add(value.name)
+    for member in [fitted["network_"], *fitted["networks_"]]:
+        for key, value in member.items():
+            _info(file, value.name, key, fail)
+            if value.name in used:
+                raise fail(f"tensor {value.name!r} is named twice")
+            used.add(value.name)
+    return used
+
+
+def _info(file: _SafetensorsFile, tensor: str, name: str, fail) -> tuple[str, tuple]:
+    if tensor not in file.info:
+        raise fail(f"{name} refers to a tensor {tensor!r} that the file does not have")
+    if file.info[tensor][0] not in _DTYPES:
+        raise fail(f"tensor {tensor!r} has dtype {file.info[tensor][0]}, which eadct.save never writes")
+    return file.info[tensor]
+
+
+def _no_tensors_left(file: _SafetensorsFile, used: set, fail) -> None:
+    extra = sorted(set(file.info) - used)
+    if extra:
+        raise fail(f"it holds {len(extra)} tensor(s) that no part of the model uses, such as {extra[0]!r}")
+
+
+def _labels(value, file: _SafetensorsFile, n_outputs: int, fail) -> np.ndarray:
+    """``classes_``: a numeric tensor, or the JSON of string or mixed labels; one per output, all distinct."""
+    if isinstance(value, _TensorRef):
+        labels = file.tensor(value.name).numpy()
+    else:
+        if not (isinstance(value, dict) and set(value) == {"__ndarray__", "dtype", "shape"}):
+            raise fail("classes_ must be an array of labels")
+        items, shape = value["__ndarray__"], value["shape"]
+        try:
+            dtype = np.dtype(value["dtype"]) if isinstance(value["dtype"], str) else None
+        except TypeError:
+            dtype = None
+        if dtype is None or dtype.kind not in "OUbiuf" or dtype.itemsize > 4096:
+            raise fail(f"classes_ has dtype {value['dtype']!r}; labels are strings or numbers")
+        if not isinstance(items, list) or shape != [len(items)] or not all(is_scalar(v) for v in items):
+            raise fail("classes_ must be one list of plain labels with its shape")
+        labels = np.empty(len(items), dtype=dtype)
+        try:
+            labels[:] = items
+        except (TypeError, ValueError) as err:
+            raise fail(f"classes_ does not fit its dtype ({err})") from None
+    if labels.shape != (n_outputs,) or len(set(labels.tolist())) != n_outputs:
+        raise fail(f"classes_ must hold {n_outputs} distinct labels, one per output of the network")
+    return labels
+
+
+def _device(device: str) -> str:
+    """Where the networks go: ``device``, or the CPU when it is CUDA and CUDA is missing here."""
+    return "cpu" if device.startswith("cuda") and not torch.cuda.is_available() else device
+
+
+def _networks(estimator, members: list[dict], file: _SafetensorsFile, fail) -> list:
+    """Each member's network, built from the estimator's settings once its weights were checked against the
+    network those settings declare: shapes and dtypes from the file's header against a network built on torch's
+    "meta" device (which takes no memory), and the memory that network needs against what the tensors hold."""
+    spec = estimator._network_spec
+    settings = f"the {estimator.architecture} network of {estimator.n_blocks} block(s) of width {estimator.d_model}"
+    most = max(len(m) for m in members)
+    if estimator.n_blocks > most:  # every block has weights: a bound before building anything
+        raise fail(f"it declares {settings}, more blocks than the {most} tensors of each network could hold")
+    try:
+        with torch.device("meta"):
+            shaped = estimator._build_network(**spec)
+    except (ValueError, TypeError, RuntimeError) as err:
+        raise fail(f"its settings do not build a network ({type(err).__name__}: {err})") from None
+    expected = {k: (v.dtype, tuple(v.shape)) for k, v in shaped.state_dict().items()}
+    need = sum(t.numel() * t.element_size() for t in (*shaped.parameters(), *shaped.buffers()))
+    for i, member in enumerate(members):
+        where = "network_" if i == 0 else f"networks_[{i - 1}]"
+        if set(member) != set(expected):
+            odd = sorted(set(member) ^ set(expected))[0]
+            raise fail(f"{where}'s weights are not those of {settings} (first difference: {odd!r})")
+        have = 0
+        for key, ref in member.items():
+            dtype, shape = file.info[ref.name]
+            if (_DTYPES[dtype][0], shape) != expected[key]:
+                want = f"{list(expected[key][1])} ({str(expected[key][0]).removeprefix('torch.')})"
+                raise fail(f"{where}.{key} has shape {list(shape)} ({dtype}); {settings} needs {want}")
+            have += math.prod(shape) * _DTYPES[dtype][2]
+        if need > have:
+            raise fail(f"{settings} needs {need} bytes, more than the {have} its tensors hold")
+    networks = []
+    with torch.random.fork_rng(devices=[]):  # building initialises weights: leave the caller's random state alone
+        for member in members:
+            network = estimator._build_network(**spec)
+            network.load_state_dict({k: file.tensor(ref.name) for k, ref in member.items()})
+            networks.append(network.to(estimator.device_).eval())
+    return networks
 
 
 def _encode(value, tensors: dict, where: str):
@@ -167,45 +489,3 @@ def _encode(value, tensors: dict, where: str):
         f"eadct.save cannot store {where} of type {type(value).__name__} as data; pass a JSON-able value, an "
         "array or a class there, or persist this estimator with pickle."
     )
-
-
-def _decode(value, tensors: dict):
-    if isinstance(value, list):
-        return [_decode(v, tensors) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "__tensor__" in value:
-        return tensors[value["__tensor__"]]
-    if "__array__" in value:
-        return tensors[value["__array__"]].numpy()
-    if "__ndarray__" in value:
-        out = np.empty(len(value["__ndarray__"]), dtype=np.dtype(value["dtype"]))
-        out[:] = [_decode(v, tensors) for v in value["__ndarray__"]] if len(out) else []
-        return out.reshape(value["shape"])
-    if "__tuple__" in value:
-        return tuple(_decode(v, tensors) for v in value["__tuple__"])
-    if "__items__" in value:
-        return {_decode(k, tensors): _decode(v, tensors) for k, v in value["__items__"]}
-    if "__torch_dtype__" in value:
-        dtype = getattr(torch, value["__torch_dtype__"], None)
-        if not isinstance(dtype, torch.dtype):
-            raise ValueError(f"unknown torch dtype {value['__torch_dtype__']!r}")
-        return dtype
-    if "__class__" in value:
-        return _imported_class(value["__class__"])
-    return {k: _decode(v, tensors) for k, v in value.items()}
-
-
-def _imported_class(spec: str) -> type:
-    """The class ``module:qualname`` from a module that is already imported (loading never imports a module:
-    an import can run code)."""
-    module_name, _, qualname = spec.partition(":")
-    module = sys.modules.get(module_name)
-    if module is None:
-        raise ValueError(f"the model was fitted with {qualname} from {module_name}; import {module_name} first.")
-    obj = module
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    if not isinstance(obj, type):
-        raise ValueError(f"{module_name} has no class {qualname}")
-    return obj
