@@ -176,13 +176,16 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         vars(self).update(input_statistics(panel, self.log_inputs, self.wide_scales))  # the fitted attributes
 
         fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
-        saved = Checkpointer(self.checkpoint_path, fingerprint, warn=warn_user).load() if fingerprint else None
+        # a file at checkpoint_path that is not a checkpoint of eadct is a ValueError here, before any training
+        checkpointer = Checkpointer(self.checkpoint_path, fingerprint, {"seed": 0}, warn_user) if fingerprint else None
+        saved = checkpointer.load() if checkpointer is not None else None
         seed = saved["seed"] if saved else int(check_random_state(self.random_state).randint(2**31 - 1))
-        checkpointer = (
-            Checkpointer(self.checkpoint_path, fingerprint, {"seed": seed}, warn_user) if fingerprint else None
-        )
         rng, owner = np.random.RandomState(seed), type(self).__name__
         k = getattr(self, "n_estimators", 1) if targets is not None else 1
+        if checkpointer is not None:
+            checkpointer.extra["seed"] = seed  # the checkpoint's when it resumes; the members' files are checked too
+            for member in range(1, k):
+                member_checkpointer(checkpointer, member, k).load()
         splits = member_splits(len(panel.lengths), k, self.validation_fraction, rng, stratify, owner)
         self.networks_, self.history_ = [], []
         with TorchThreads(self.n_jobs) as threads:

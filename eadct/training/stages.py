@@ -63,10 +63,14 @@ def pretrain(
             loss = total / max(weight, 1.0)
             return {"valid_loss": loss}, (loss,)
 
-    parameters = list(network.encoder.parameters()) + list(network.reconstruction_head.parameters())
-    stage = dict(name="pretrain", parameters=parameters, step_loss=step_loss, evaluate=evaluate)
+    stage = dict(name="pretrain", parameters=_pretrained(network), step_loss=step_loss, evaluate=evaluate)
     run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
               history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
+
+
+def _pretrained(network) -> list:
+    """The parameters pretraining trains: the encoder's and the reconstruction head's."""
+    return [*network.encoder.parameters(), *network.reconstruction_head.parameters()]
 
 
 #: Fine-tuning losses of regression on standardised targets, by name. ``"huber"``: quadratic within
@@ -215,7 +219,12 @@ def train_two_stage(
     """
     if hasattr(network, "fit_input_scales"):
         network.fit_input_scales(pretrain_data[0].values, pretrain_data[0].lengths)
-    state = checkpointer.load() if checkpointer is not None else None
+    # the checkpoint is checked against the network and each stage's optimizer before anything is restored
+    stages = {
+        "pretrain": (pretrain_settings, _pretrained),
+        "finetune": (finetune_settings if task else None, _finetuned),
+    }
+    state = checkpointer.load(network, stages) if checkpointer is not None else None
     stage = state["stage"] if state else None
     done = bool(state and state.get("stage_done"))
     if state is not None and (stage == "finetune" or done):
