@@ -222,3 +222,88 @@ def test_ray_sweep_equals_the_sequential_one(setup, tmp_path):
                for u in one)  # fmt: skip
     assert isinstance(failed[2], Failure) and failed[3] == 30
     assert again == {"run": 0, "skipped": 4, "missing_data": 0, "failed": 0}
+
+
+def _claims_gpu(x):
+    return x + 1
+
+
+def test_the_local_cluster_gets_the_gpu_its_fits_claim(monkeypatch):
+    """gpus_per_task="auto" where the driver sees CUDA (simulated: is_available patched): the local cluster's
+    workers declare GPU=1, so a task that claims it runs; before, no worker had it and the sweep waited forever."""
+    from eadct.tables._backends import Session
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    session = Session("dask", {"n_workers": 1})
+    assert session.gpus == 1.0 and session._resources == {"GPU": 1.0}
+    declared = Session("dask", {"resources": {"GPU": 2, "MEM": 1}, "gpus_per_task": 0.5})
+    assert declared._resources == {"GPU": 2, "MEM": 1}  # given resources are used as given
+    out, worker_resources = {}, {}
+
+    def sweep():
+        with session:
+            out.update(
+                (t.key[0], r) for t, r in session.run([Task((i,), _claims_gpu, (i,), gpu=True) for i in range(2)])
+            )
+            info = session._client.scheduler_info(n_workers=-1)["workers"].values()
+            worker_resources.update(next(iter(info))["resources"])
+
+    runner = threading.Thread(target=sweep, daemon=True)
+    runner.start()
+    runner.join(timeout=120)
+    assert not runner.is_alive(), "a task that claims a GPU waited on the local cluster"
+    assert out == {0: 1, 1: 2} and worker_resources == {"GPU": 1.0}
+
+
+def test_a_gpu_claim_no_local_worker_could_meet_is_refused_before_anything_runs(setup, tmp_path, monkeypatch, capsys):
+    """The issue's reproduction on CPU (gpus_per_task=1, no GPU resource), and a declared GPU below the claim:
+    a ValueError naming the fixes from run_table, one line and exit 2 from the command line, nothing written."""
+    from eadct.tables.cli import main
+
+    root, table = setup
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    for params in ({"gpus_per_task": 1}, {"gpus_per_task": 1, "resources": {"GPU": 0.5}}):
+        with pytest.raises(ValueError, match="no fit could ever start") as err:
+            run_table(table, "tiny", tmp_path / "out", data_dirs=[root / "data"], backend="dask",
+                      backend_params=params, **UNITS)  # fmt: skip
+        assert '"gpus_per_task": 0' in str(err.value) and '{"resources": {"GPU": 1}}' in str(err.value)
+        argv = ["run", str(root / "cfg" / "tiny.toml"), "--profile", "tiny", "--data-dir", str(root / "data")]
+        argv += ["--out", str(tmp_path / "out"), "--backend", "dask", "--backend-params", json.dumps(params)]
+        assert main(argv) == 2
+        text = capsys.readouterr().err
+        assert text.startswith("eadct-tables: error: each fit claims gpus_per_task=1 GPU") and text.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_running_cluster_without_the_gpu_resource_warns(cluster):
+    tasks = [Task((i,), _maybe_fail, (i,)) for i in (0, 1)]  # no claim: they run; a fit would wait
+    with pytest.warns(UserWarning, match=r"none of the 2 worker\(s\) of the Dask cluster at .* declares"):
+        out = {t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address,
+                                                                 "gpus_per_task": 1})}  # fmt: skip
+    assert out == {0: 0, 1: 10}
+
+
+def _fails_first(log, fails):
+    """Log one try in ``log`` (a file: the tries may run in different workers); raise on the first ``fails``."""
+    with open(log, "a") as fh:
+        fh.write("try\n")
+    tries = len(open(log).read().splitlines())
+    if tries <= fails:
+        raise ValueError(f"try {tries} failed")
+    return tries
+
+
+def test_dask_retries_run_a_task_that_raised_again_and_record_only_the_last_try(cluster, tmp_path):
+    address = cluster.scheduler_address
+    log = {name: tmp_path / name for name in ("once", "flaky", "broken")}
+    [(_, once)] = run_tasks([Task((0,), _fails_first, (log["once"], 1))], "dask", {"address": address})
+    assert isinstance(once, Failure) and once.describe() == "ValueError: try 1 failed"  # default: no retry
+    assert log["once"].read_text() == "try\n"
+    tasks = [Task(("flaky",), _fails_first, (log["flaky"], 1)), Task(("broken",), _fails_first, (log["broken"], 9))]
+    out = {t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": address, "retries": 2})}
+    assert out["flaky"] == 2  # failed once, then ran again
+    assert isinstance(out["broken"], Failure) and out["broken"].describe() == "ValueError: try 3 failed"
+    assert "ValueError: try 3 failed" in out["broken"].traceback and log["broken"].read_text() == "try\n" * 3
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="'retries' must be a whole number"):
+            run_tasks(tasks, "dask", {"address": address, "retries": bad})

@@ -1,8 +1,10 @@
 """The code in README.md and docs/ runs (issue 17, point 4).
 
-Python blocks: the blocks of each page run in order in one namespace, in a temporary folder, as a reader who
-pastes them would, with fast settings (every fit is cut to a 16-wide, 2-block network and one epoch per stage:
-the test checks that the code runs, not its scores). Shell blocks: every command is checked. Scripts must exist,
+Python blocks: the blocks of each page, in order, are saved as one script and run as ``__main__`` in a fresh
+interpreter in a temporary folder, as a reader who saves them would (so code that starts worker processes needs
+its ``if __name__ == "__main__":`` guard, as it would there), with fast settings (every fit of the script's own
+process is cut to a 16-wide, 2-block network and one epoch per stage: the test checks that the code runs, not its
+scores). Shell blocks: every command is checked. Scripts must exist,
 ``pip install`` extras must be declared in pyproject.toml, and ``eadct-tables`` / ``eadct-datasets`` arguments
 must parse. The cheap ones (``list``, ``check`` of bundled sets) also run and must exit 0. A block that needs
 what no test machine has (a SLURM cluster) is written as ``{code-block} python``: shown, not run.
@@ -10,8 +12,11 @@ what no test machine has (a SLURM cluster) is written as ``{code-block} python``
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,36 +36,76 @@ def _pages_with(languages):
     return [pytest.param(p, id=str(p.relative_to(ROOT))) for p in PAGES if _blocks(p, languages)]
 
 
-@pytest.fixture
-def fast_fits(monkeypatch):
-    import eadct.estimators._base as base
+# Run in the fresh interpreter before the page's script (``python -c RUNNER script.py``): the fast settings, then the
+# script as ``__main__`` from its file, so that a spawned worker process imports it as Python does a saved script.
+RUNNER = f"""
+import functools, runpy, sys
 
-    fit_network = base.EADCTBase._fit_network
+import sklearn.manifold
 
-    def fast(self, *args, **kwargs):
-        for name, value in FAST.items():
-            setattr(self, name, value)
-        return fit_network(self, *args, **kwargs)
+import eadct.estimators._base as base
 
-    monkeypatch.setattr(base.EADCTBase, "_fit_network", fast)
-    # t-SNE's fewest iterations (scikit-learn allows 250, default 1000): a figure's code path, not its quality
-    import functools
+fit_network = base.EADCTBase._fit_network
 
-    import sklearn.manifold
 
-    monkeypatch.setattr(sklearn.manifold, "TSNE", functools.partial(sklearn.manifold.TSNE, max_iter=250))
+def fast(self, *args, **kwargs):
+    for name, value in {FAST}.items():
+        setattr(self, name, value)
+    return fit_network(self, *args, **kwargs)
+
+
+base.EADCTBase._fit_network = fast
+# t-SNE's fewest iterations (scikit-learn allows 250, default 1000): a figure's code path, not its quality
+sklearn.manifold.TSNE = functools.partial(sklearn.manifold.TSNE, max_iter=250)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def _run_as_script(code: str, folder: Path, name: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """``code`` saved as ``folder/name`` and run there in a fresh interpreter (after :data:`RUNNER`'s settings)."""
+    script = folder / name
+    script.write_text(code)
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    command = [sys.executable, "-c", RUNNER, str(script)]
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _page_script(page: Path) -> tuple[str, list[int]]:
+    """The page's Python blocks as one script, and the line on which each block starts."""
+    lines, starts = [], []
+    for i, code in enumerate(_blocks(page, ("python",))):
+        lines.append(f"# {page.name}, python block {i + 1}")
+        starts.append(len(lines) + 1)
+        lines += code.splitlines()
+    return "\n".join(lines) + "\n", starts
 
 
 @pytest.mark.parametrize("page", _pages_with(("python",)))
-def test_python_blocks_run(page, fast_fits, tmp_path, monkeypatch):
+def test_python_blocks_run(page, tmp_path):
     pytest.importorskip("matplotlib")
-    import matplotlib
+    code, starts = _page_script(page)
+    name = f"doc_{page.stem.lower()}.py"
+    run = _run_as_script(code, tmp_path, name)
+    if run.returncode:
+        at = [int(n) for n in re.findall(rf'File "[^"]*{re.escape(name)}", line (\d+)', run.stderr)]
+        where = f"python block {sum(s <= at[-1] for s in starts)}, " if at else ""
+        pytest.fail(f"{page.name}: {where}exit {run.returncode} as a saved script:\n{run.stderr[-4000:]}")
 
-    matplotlib.use("Agg")
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "__docs__"}
-    for i, code in enumerate(_blocks(page, ("python",))):
-        exec(compile(code, f"{page.name}, python block {i + 1}", "exec"), namespace)
+
+def test_a_saved_script_that_starts_processes_without_a_main_guard_fails(tmp_path):
+    """What the saved-script run catches and ``exec`` in this process did not: a child process started by the
+    ``spawn`` method (as dask's LocalCluster starts its workers) imports the script again, and without an
+    ``if __name__ == "__main__":`` guard starts a process while it is starting itself."""
+    code = (
+        "import multiprocessing\n"
+        "child = multiprocessing.get_context('spawn').Process(target=print, args=('child',))\n"
+        "child.start()\n"
+        "child.join()\n"
+        "assert child.exitcode == 0, f'the child process exited with {child.exitcode}'\n"
+    )
+    run = _run_as_script(code, tmp_path, "unguarded.py", timeout=120)
+    assert run.returncode != 0 and "bootstrapping phase" in run.stderr, run.stderr[-2000:]
 
 
 def _extras() -> set[str]:

@@ -609,6 +609,80 @@ def test_cli_mistakes_are_one_line_and_exit_2(tiny_setup, tmp_path, capsys):
     assert not (tmp_path / "r").exists()  # nothing written
 
 
+def test_a_backend_whose_extra_is_missing_is_one_line_and_exit_2(tiny_setup, tmp_path, capsys, monkeypatch):
+    """The missing extra is named before anything runs: no unit is marked FAILED, nothing is written."""
+    from eadct.tables._backends import BackendUnavailable
+    from eadct.tables.cli import main
+
+    table, out = tiny_setup / "cfg" / "tiny.toml", tmp_path / "results"
+    argv = ["run", str(table), "--profile", "tiny", "--data-dir", str(tiny_setup / "data"), "--out", str(out)]
+    for backend, module in (("ray", "ray"), ("dask", "distributed")):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails as where the extra is not installed
+        assert main([*argv, "--backend", backend]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"eadct-tables: error: backend {backend!r} needs ") and err.count("\n") == 1, err
+        assert f'pip install "eadct[{backend}]"' in err
+        with pytest.raises(BackendUnavailable, match=f"eadct\\[{backend}\\]"):
+            run_table(load_table(table), "tiny", out, data_dirs=[tiny_setup / "data"], backend=backend)
+    assert not out.exists()
+
+
+def test_two_drivers_on_one_folder_never_run_a_unit_or_a_trial_twice(tiny_setup, tmp_path, capsys):
+    """A driver (a process of its own) claims its unit, then waits for the search that this test holds as another
+    driver would; a second driver of the same unit stops at once naming the first; a third, of another seed,
+    runs beside it. The shared search's trials are logged once, each unit runs once."""
+    import threading
+
+    from eadct.tables._store import search_lock
+    from eadct.tables.cli import main
+
+    table, out = load_table(tiny_setup / "cfg" / "tiny.toml"), tmp_path / "results"
+    args = ["run", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", "--data-dir", str(tiny_setup / "data")]
+    args += ["--out", str(out), "--datasets", "TinyTabC", "--models", "w/o Convolution", "--threads", "1"]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONUNBUFFERED": "1"}
+    root = result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent  # the inherited search's
+    lines: list[str] = []
+    with search_lock(root, print, "EA-DC-Transformer", command="the test"):
+        first = subprocess.Popen([sys.executable, "-m", "eadct.tables", *args, "--seeds", "0"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        reader = threading.Thread(target=lambda: lines.extend(first.stdout), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 120
+        while not any("waiting for the search" in x for x in lines) and time.monotonic() < deadline:
+            assert first.poll() is None, "".join(lines)
+            time.sleep(0.05)
+        [waiting] = [x for x in lines if "waiting for the search" in x]
+        assert f"another driver runs it, process {os.getpid()} on " in waiting and "(the test)" in waiting
+        assert main([*args, "--seeds", "0"]) == 2  # the same unit: stops before running anything
+        err = capsys.readouterr().err
+        assert err.startswith("eadct-tables: error: ") and err.count("\n") == 1, err
+        assert "another driver runs 1 of the units this run would run" in err and f"process {first.pid} on " in err
+        assert "eadct-tables run " in err and "--seeds 0" in err  # the first driver's command
+        assert not (root / "search_trials.jsonl").exists()  # nobody searched while the search was held
+    assert main([*args, "--seeds", "1"]) == 0  # another unit of the same search, beside the first driver
+    assert first.wait(timeout=300) == 0, "".join(lines)
+    reader.join(timeout=10)
+    trials = [json.loads(x) for x in (root / "search_trials.jsonl").read_text().splitlines()]
+    assert len({(t["rung"], t["candidate"]) for t in trials}) == len(trials) == 3  # each trial once
+    assert "1 run, 0 already done" in "".join(lines) and "1 run, 0 already done" in capsys.readouterr().out
+    assert sorted(p.name for p in out.rglob("seed*.json")) == ["seed0.json", "seed1.json"]
+    assert not list((out / ".drivers").iterdir())  # both drivers withdrew their claims
+
+
+def test_a_results_folder_without_file_locks_warns_and_runs(tmp_path, monkeypatch):
+    import errno
+
+    import eadct.tables._store as store
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(store.fcntl, "flock", no_locks)
+    with pytest.warns(UserWarning, match="does not support file locks .*nothing keeps a second driver"):
+        with store.claim_units(tmp_path, ["tiny/A/key/seed0.json"]), store.search_lock(tmp_path / "A", print, "A"):
+            pass
+
+
 def test_report_never_replaced_by_fewer_results_and_draws_without_matplotlib(tiny_setup, tmp_path, capsys, monkeypatch):
     from eadct.tables.cli import main
 

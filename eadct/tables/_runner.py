@@ -4,11 +4,13 @@ A unit searches hyperparameters on a split of TRAIN (:mod:`._search`, cached per
 shared by the seeds), refits on the whole TRAIN split with its seed and scores once on TEST. Each finished
 unit is one JSON file with its provenance, written atomically (:mod:`._store`); a unit whose file exists is
 skipped and fits keep a resumable checkpoint, so a killed sweep rerun with the same command loses nothing
-and repeats nothing that finished.
+and repeats nothing that finished. Two drivers on one results folder never run the same unit or search
+(:func:`._store.claim_units`, :func:`._store.search_lock`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from datetime import datetime, timezone
@@ -20,7 +22,7 @@ from ._config import EPOCH_SETTINGS, Profile, TableConfig
 from ._data import Data, load_data, metric_name, score, test_log_loss
 from ._minirocket import fit_minirocket
 from ._search import make_estimator, run_search
-from ._store import RESULT_VERSION, atomic_write_json, result_path
+from ._store import RESULT_VERSION, atomic_write_json, claim_units, result_path, search_lock, unit_dir
 from ._sweep import trial_runner, unit_task, write_unit_files
 
 __all__ = ["load_data", "result_path", "run_table", "run_unit"]
@@ -37,7 +39,7 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         search = {"method": "none (MiniRocket defaults: 10,000 kernels, ridge alpha by leave-one-out CV)"}
         epochs = None
     else:
-        search = run_search(table, model, data, profile, out_dir, log)
+        search = _search(table, model, data, profile, out_dir, log, command=command)
         ckpt = path.parent / "ckpt" / f"seed{seed}.pt"
         est, pred, fit_s, predict_s, n_params, hyper, device, epochs = _fit_eadct(
             spec, data, profile, search, seed, ckpt
@@ -79,6 +81,19 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         result["representation"] = representations.record(est, data.X_test, data.y_test, path)
     atomic_write_json(path, result)
     return result
+
+
+def _search(table, model, data: Data, profile: Profile, out_dir, log, run_trials=None, command=None) -> dict:
+    """:func:`run_search`, holding the lock of the search that runs the trials (the model's, or that of the model
+    it inherits from) unless it is done: a second driver that needs it waits, then reads it."""
+    if (unit_dir(out_dir, table, model, data.name, profile.name) / "search.json").is_file():
+        return run_search(table, model, data, profile, out_dir, log, run_trials)
+    root = model
+    while table.models[root].inherit is not None:
+        root = table.models[root].inherit
+    folder = unit_dir(out_dir, table, root, data.name, profile.name)
+    with search_lock(folder, log, f"{root} on {data.name} ({profile.name})", command):
+        return run_search(table, model, data, profile, out_dir, log, run_trials)
 
 
 def _validation_score(history: list[dict]) -> float | None:
@@ -148,9 +163,13 @@ def run_table(
     ``search_only`` runs the searches of the missing units (their trials on the backend) and stops before the
     units: the refits can then run elsewhere, or one process per seed with ``backend="none"``, whose fits
     resume from their checkpoints after a kill (a unit run on another backend restarts).
+
+    The units to run are claimed in ``out_dir`` first (:func:`._store.claim_units`): while another driver runs
+    one of them, this call raises :class:`._store.FolderBusy` naming it before anything runs. A search that
+    another driver runs is waited for, then read (:func:`._store.search_lock`).
     """
     profile = table.profile(profile_name)
-    session = Session(backend, backend_params)  # checks the name; the engine starts with the first task
+    session = Session(backend, backend_params)  # checks the backend and its settings; the engine starts later
     git_commit()  # the commit of the code that runs, before anything could move HEAD
     datasets = list(datasets or table.datasets)
     models = list(models or table.models)
@@ -160,7 +179,10 @@ def run_table(
         if unknown:
             raise ValueError(f"{table.name} has no {kind} {unknown}; it has {list(pool)}.")
     sweep = _Sweep(table, profile, out_dir, len(datasets) * len(models) * len(seeds), log)
-    with session:
+    units = [(m, sweep.path(m, d, s)) for d in datasets for m in models for s in seeds]
+    todo = [str(p.relative_to(out_dir)) for m, p in units if not representations.unit_done(table, m, p)]
+    claims = contextlib.nullcontext() if search_only else claim_units(out_dir, todo, command)
+    with claims, session:
         _run_datasets(sweep, session, datasets, models, seeds, data_dirs, download, command, search_only)
     return sweep.counts
 
@@ -204,7 +226,7 @@ def _unit_tasks(sweep: _Sweep, data: Data, todo: list, command, run_trials) -> l
             searches[m] = None
             continue
         try:
-            searches[m] = run_search(table, m, data, profile, sweep.out_dir, sweep.log, run_trials)
+            searches[m] = _search(table, m, data, profile, sweep.out_dir, sweep.log, run_trials, command)
         except Exception as err:  # the search of one model must not stop the sweep
             failure = Failure(type(err).__name__, str(err))
             for mm, s in todo:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ._backends import Failure, Session, Task
 from ._search import _trial
-from ._store import atomic_write_json, unit_dir
+from ._store import atomic_write_bytes, atomic_write_json, unit_dir
 
 __all__ = ["trial_runner", "unit_task", "write_unit_files"]
 
@@ -57,15 +57,14 @@ def unit_task(table, model, data, profile, seed, search, command):
         if search is not None:
             atomic_write_json(folder / "search.json", search)
         result = run_unit(table, model, data, profile, seed, tmp, command, log=lambda *_: None)
-        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"}
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"
+                 and not p.name.startswith(".")}  # fmt: skip
         return {"result": result, "files": files}
 
 
 def write_unit_files(out_dir, table, model, dataset, profile_name, files: dict) -> None:
-    """Write a unit's files atomically, the result (``seed<k>.json``) last: its presence marks the unit done."""
+    """Write a unit's files atomically (each through a temporary file of a unique name), the result
+    (``seed<k>.json``) last: its presence marks the unit done."""
     folder = unit_dir(out_dir, table, model, dataset, profile_name)
-    folder.mkdir(parents=True, exist_ok=True)
     for name in sorted(files, key=lambda n: n.endswith(".json")):
-        tmp = folder / f".{name}.driver.tmp"
-        tmp.write_bytes(files[name])
-        tmp.replace(folder / name)
+        atomic_write_bytes(folder / name, files[name])

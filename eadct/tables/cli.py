@@ -97,6 +97,12 @@ def _check_run_args(table, args) -> None:
     if args.threads < 0:
         raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
     args.backend_params = _backend_params(args.backend_params)
+    from ._backends import Session
+
+    try:  # the backend's extra, gpus_per_task, retries and a GPU claim no local worker could meet; nothing starts
+        Session(args.backend, args.backend_params)
+    except (ImportError, ValueError) as err:
+        raise UsageError(str(err)) from None
 
 
 def _check_selection(table, args) -> None:
@@ -215,8 +221,10 @@ def _plots_installed() -> bool:
 
 
 def main(argv=None) -> int:
-    """Run the command; a user mistake prints one line naming the problem and the fix and returns 2."""
+    """Run the command; a user mistake (or a results folder whose units another driver runs) prints one line
+    naming the problem and the fix and returns 2."""
     from . import ReportNotReplaced, TableConfigError, build_report, load_table
+    from ._store import FolderBusy
 
     args = _parser().parse_args(argv)
     with warnings.catch_warnings():
@@ -234,7 +242,7 @@ def main(argv=None) -> int:
             paths = build_report(
                 table, args.profile, args.out, args.report_dir, note=args.note, figure=figure, force=args.force
             )
-        except (TableConfigError, ReportNotReplaced, UsageError) as err:
+        except (TableConfigError, ReportNotReplaced, UsageError, FolderBusy) as err:
             print(f"eadct-tables: error: {err}", file=sys.stderr)
             return 2
     for p in paths:
