@@ -35,22 +35,67 @@ def average_within_class_distance(Z, y, normalize: bool = False) -> float:
     -------
     float
     """
-    Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y)
-    if Z.ndim != 2:
-        raise ValueError(f"Z must be 2-D (n_samples, n_features), got shape {Z.shape}.")
-    if y.ndim != 1 or len(y) != len(Z):
-        raise ValueError(f"y must be 1-D with one label per row of Z ({len(Z)}), got shape {y.shape}.")
-    if len(Z) == 0:
-        raise ValueError("Z is empty; AvgWCD needs at least one sample.")
-    if not np.all(np.isfinite(Z)):
-        raise ValueError("Z contains NaN or infinite values.")
+    Z, codes = _checked(Z, y)
     total = 0.0
-    for label in np.unique(y):
-        members = Z[y == label]
+    for code in range(codes.max() + 1):
+        members = Z[codes == code]
         total += np.linalg.norm(members - members.mean(axis=0), axis=1).sum()
     value = total / len(Z)
     if not normalize:
         return float(value)
     spread = np.linalg.norm(Z - Z.mean(axis=0), axis=1).mean()
     return float(value / spread) if spread > 0 else 0.0
+
+
+def _checked(Z, y) -> tuple[np.ndarray, np.ndarray]:
+    """``Z`` as float64 and each row's class as a code 0, 1, ...; a ValueError naming what is wrong: ``Z`` not a 2-D
+    array of finite numbers, ``y`` not one label per row, or a missing label (NaN or None)."""
+    if np.iscomplexobj(Z):
+        raise ValueError("Z holds complex numbers; representations are real (n_samples, n_features) arrays.")
+    try:
+        Z = np.asarray(Z, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"Z must be a 2-D array of numbers (n_samples, n_features): {str(err).rstrip('.')}.") from None
+    if Z.ndim != 2:
+        raise ValueError(f"Z must be 2-D (n_samples, n_features), got shape {Z.shape}.")
+    try:
+        y = np.asarray(y)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"y must be 1-D with one label per row of Z: {str(err).rstrip('.')}.") from None
+    if y.ndim != 1 or len(y) != len(Z):
+        raise ValueError(f"y must be 1-D with one label per row of Z ({len(Z)}), got shape {y.shape}.")
+    if len(Z) == 0:
+        raise ValueError("Z is empty; AvgWCD needs at least one sample.")
+    if not np.all(np.isfinite(Z)):
+        bad = np.argwhere(~np.isfinite(Z))[0]
+        raise ValueError(
+            f"Z contains NaN or infinite values ({int((~np.isfinite(Z)).sum())}, the first at row {bad[0]}, column "
+            f"{bad[1]}); compute the representations of finite inputs, or drop those rows from Z and y."
+        )
+    labels = y.tolist()
+    missing = [i for i, label in enumerate(labels) if _is_missing(label)]
+    if missing:
+        raise ValueError(
+            f"y has {len(missing)} missing label(s) (NaN or None), the first at index {missing[0]}; AvgWCD needs "
+            "the class of every row. Drop those rows from Z and y."
+        )
+    index: dict = {}
+    try:
+        codes = np.array([index.setdefault(label, len(index)) for label in labels], dtype=np.int64)
+    except TypeError as err:  # an unhashable label: a list or a dict
+        raise ValueError(
+            f"y must hold one label (a number or a string) per row of Z: {str(err).rstrip('.')}."
+        ) from None
+    return Z, codes
+
+
+def _is_missing(label) -> bool:
+    """NaN, None, pandas' NA or NaT: any label that does not equal itself (or cannot say)."""
+    if label is None:
+        return True
+    try:
+        return bool(label != label)
+    except TypeError:  # pd.NA's comparison is NA, which has no truth value
+        return True
+    except ValueError:  # an array as a label: not a missing one (and not a label either)
+        return False

@@ -133,6 +133,7 @@ def _mutations(running: dict, done: dict, sentinel: Path) -> list[tuple[str, dic
         ("stage", ("stage",), "evil", "stage"),
         ("stage_done", ("stage_done",), "yes", "stage_done"),
         ("unknown entry", ("predict",), "evil", "'predict'"),
+        ("versions", (VERSIONS_KEY, "eadct"), torch.zeros(2), "versions"),
         ("missing rng", ("rng",), None, "'rng'"),
         ("epoch", ("epoch",), -1, "epoch"),
         ("best_key", ("best_key",), ("a",), "best_key"),

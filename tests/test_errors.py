@@ -218,3 +218,62 @@ def test_regression_targets_that_overflow_are_refused(panel):
     X, _ = panel
     with pytest.raises(ValueError, match="too large to standardise"):  # was a NaN loss, or NaN predictions
         EADCTRegressor(**TINY).fit(X, np.full(len(X), 1.5e307))
+
+
+@pytest.mark.parametrize("cell, shown", [(np.nan, "float nan"), (None, "NoneType None"), (2.5, "float 2.5"),
+                                         (np.zeros((2, 3)), "2D")])  # fmt: skip
+def test_a_nested_frame_cell_that_is_not_a_series_is_named(panel, cell, shown):
+    """sktime's nested_univ frame with a NaN (or other non-series) cell: a ValueError naming the cell and the fix, not
+    ``len()`` of a float; also where the first row is the odd one."""
+    import pandas as pd
+
+    X, y = panel
+    for row in (3, 0):
+        columns = {f"dim_{c}": [pd.Series(x[c]) for x in X[:6]] for c in range(X.shape[1])}
+        columns["dim_1"][row] = cell
+        expected = rf"cell X.iloc\[{row}, 1\] \(row {row}, column 'dim_1'\) is {shown}, not a series"
+        with pytest.raises(ValueError, match=expected + r".*series of NaN of the other channels' length"):
+            EADCTClassifier(**TINY).fit(pd.DataFrame(columns), y[:6])
+
+
+def test_regression_targets_that_are_not_numbers_are_named(panel):
+    X, _ = panel
+    with pytest.raises(ValueError, match="EADCTRegressor: y must hold one finite number per series.*'a'"):
+        EADCTRegressor(**TINY).fit(X, ["a"] * len(X))
+
+
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        ([0, 1, np.nan, 1], "1 missing label.*the first at index 2"),
+        (["a", None, "b", "a"], "1 missing label.*the first at index 1"),
+        ([[1], [2], [3], [4, 5]], "one label per row"),
+    ],
+)
+def test_average_within_class_distance_refuses_missing_labels(labels, message):
+    from eadct.metrics import average_within_class_distance
+
+    with pytest.raises(ValueError, match=message):
+        average_within_class_distance(np.arange(8.0).reshape(4, 2), labels)
+
+
+@pytest.mark.parametrize(
+    "Z, message",
+    [
+        (np.array([[1.0, np.nan]] * 4), "NaN or infinite values .4, the first at row 0, column 1"),
+        (np.array([[np.inf, 1.0]] * 4), "NaN or infinite"),
+        ([["a", "b"]] * 4, "Z must be a 2-D array of numbers"),
+        (np.ones((4, 2)) * 1j, "complex"),
+    ],
+)
+def test_average_within_class_distance_refuses_representations_that_are_not_finite_numbers(Z, message):
+    from eadct.metrics import average_within_class_distance
+
+    with pytest.raises(ValueError, match=message):
+        average_within_class_distance(Z, [0, 1, 0, 1])
+
+
+def test_a_list_mixing_numbers_and_series_is_named():
+    """numpy's own error for a ragged list is caught and said with what X may be (found by tests/test_fuzz.py)."""
+    with pytest.raises(ValueError, match="X could not be converted to float: .*inhomogeneous.*Pass a numpy array"):
+        EADCTClassifier(**TINY).fit([3.0, np.array([])], [0, 1])

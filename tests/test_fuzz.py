@@ -2,6 +2,11 @@
 transform either work or raise a ValueError or TypeError raised by eadct's (or scikit-learn's) own checks,
 never an exception from inside numpy, pandas or torch.
 
+An error counts as a check's only where a ``raise`` statement of eadct (or of scikit-learn's validation) raised
+it: the innermost frame of its traceback is in those files and its line is that ``raise``. An operation that
+fails inside them (``len`` of a float, a ``np.asarray`` that cannot convert) is not a check, however long its
+message.
+
 Bounded for the default suite: a one-epoch d_model-8 network per fit, and MAX_EXAMPLES examples per test
 (``HYPOTHESIS_MAX_EXAMPLES=2000`` hunts longer, with fresh random examples; ``--hypothesis-show-statistics``
 shows how many examples fitted and which errors the others raised).
@@ -33,7 +38,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
 )
 SMALL = dict(d_model=8, n_heads=2, n_blocks=1, d_ff=8, max_epochs=1, batch_size=8, device="cpu", n_jobs=1)
-OURS = ("/eadct/", "/sklearn/utils/", "/sklearn/base.py")  # where a clear error may be raised
+OURS = ("/eadct/", "/sklearn/utils/", "/sklearn/base.py")  # where a check may raise
 
 FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64)
 DTYPES = st.sampled_from(["int8", "int64", "uint8", "float16", "float32", "float64", "bool", "object", "complex64"])
@@ -80,6 +85,9 @@ def nested_frames(draw):
     if draw(st.booleans()):
         cells = {f"c{c}": [pd.Series(draw(st.lists(values, min_size=m, max_size=m)), dtype=float) for m in lengths]
                  for c in range(channels)}  # fmt: skip
+        if n and draw(st.booleans()):  # a cell that is not a series: NaN (a missing series), None, a number, ...
+            odd = st.sampled_from([np.nan, None, 3.0, "abc", np.zeros((2, 2)), {"a": 1.0}])
+            cells[f"c{draw(st.integers(0, channels - 1))}"][draw(st.integers(0, n - 1))] = draw(odd)
         return pd.DataFrame(cells)
     rows = [(i, t) for i, m in enumerate(lengths) for t in range(m)]
     index = pd.MultiIndex.from_tuples(rows, names=["instance", "time"]) if rows else pd.MultiIndex.from_arrays([[], []])
@@ -122,9 +130,24 @@ def _n_series(X) -> int:
         return 1
 
 
+def raised_by_a_check(err: BaseException) -> str | None:
+    """Why ``err`` is not an error of eadct's (or scikit-learn's) own checks, or None where it is: the innermost frame
+    of its traceback must be in those files, on a ``raise`` statement, and the message must say something."""
+    frame = traceback.extract_tb(err.__traceback__)[-1]
+    where = f"{type(err).__name__} raised at {frame.filename}:{frame.lineno} ({(frame.line or '').strip()}): {err}"
+    if not any(part in frame.filename for part in OURS):
+        return f"not raised by eadct: {where}"
+    if not (frame.line or "").lstrip().startswith("raise"):
+        return f"an operation failed, no check raised it: {where}"
+    if len(str(err)) <= 20:
+        return f"no useful message: {where}"
+    return None
+
+
 def _checked(call, what: str = "call"):
-    """Run ``call``; a ValueError or TypeError must come from eadct's or scikit-learn's checks with a message.
-    Anything else (IndexError, RuntimeError, an error raised inside numpy or torch) fails the test."""
+    """Run ``call``; a ValueError or TypeError must come from eadct's or scikit-learn's checks
+    (:func:`raised_by_a_check`). Anything else (IndexError, RuntimeError, an error raised inside numpy or torch, a
+    TypeError of a failing operation) fails the test."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -133,9 +156,8 @@ def _checked(call, what: str = "call"):
         return out, None
     except (ValueError, TypeError) as err:
         event(f"{what}: {type(err).__name__}")
-        origin = traceback.extract_tb(err.__traceback__)[-1].filename
-        assert any(part in origin for part in OURS), f"{type(err).__name__} raised in {origin}: {err}"
-        assert len(str(err)) > 20, f"{type(err).__name__} without a useful message: {err!r}"
+        problem = raised_by_a_check(err)
+        assert problem is None, problem
         return None, err
 
 
@@ -200,3 +222,22 @@ def fitted_small(panel12):
         (EADCTRegressor(**SMALL, pretrain_epochs=0, missing_values="interpolate").fit(panel12, y * 1.5), "predict"),
         (EADCTRepresentation(**SMALL).fit(panel12), "transform"),
     ]
+
+
+def test_the_rule_refuses_an_operation_that_fails_inside_eadct(tmp_path):
+    """``len`` of a float in an eadct file is a TypeError from that file with a long message, and not a check; the
+    same file's ``raise`` is one."""
+    source = tmp_path / "eadct" / "checks.py"
+    source.parent.mkdir()
+    source.write_text(
+        "def length(x):\n    return len(x)\n\n\n"
+        "def check(x):\n    raise TypeError(f'x must be a series of numbers, got {x!r}')\n"
+    )
+    module = {}
+    exec(compile(source.read_text(), str(source), "exec"), module)
+    with pytest.raises(TypeError, match="object of type 'float' has no len") as operation:
+        module["length"](float("nan"))
+    assert raised_by_a_check(operation.value).startswith("an operation failed")
+    with pytest.raises(TypeError) as check:
+        module["check"](float("nan"))
+    assert raised_by_a_check(check.value) is None

@@ -45,18 +45,45 @@ class Panel:
 def _as_float(a, what: str) -> np.ndarray:
     if sp.issparse(a):
         raise TypeError(f"{what} is a sparse matrix; time series must be dense. {INPUT_HELP}")
-    arr = np.asarray(a)
-    if np.iscomplexobj(arr):
-        raise ValueError(f"Complex data not supported in {what}. {INPUT_HELP}")
     try:
-        return arr.astype(np.float64)
+        arr = np.asarray(a)
+        if not np.iscomplexobj(arr):
+            return arr.astype(np.float64)
     except (TypeError, ValueError) as err:
-        # Keep the exception type: a dict in X is a TypeError, a non-numeric string a ValueError.
-        raise type(err)(f"{what} could not be converted to float: {err}. {INPUT_HELP}") from None
+        # Keep the exception type: a dict in X is a TypeError, a non-numeric string or a ragged list a ValueError.
+        raise type(err)(f"{what} could not be converted to float: {str(err).rstrip('.')}. {INPUT_HELP}") from None
+    raise ValueError(f"Complex data not supported in {what}. {INPUT_HELP}")
 
 
 def _is_nested(df: pd.DataFrame) -> bool:
-    return df.shape[0] > 0 and df.shape[1] > 0 and any(isinstance(v, (pd.Series, np.ndarray, list)) for v in df.iloc[0])
+    """Whether some cell of ``df`` (in a column of objects) holds a series: sktime's nested_univ layout."""
+    return any(
+        isinstance(v, (pd.Series, np.ndarray, list))
+        for j in range(df.shape[1])
+        if df.iloc[:, j].dtype == object
+        for v in df.iloc[:, j]
+    )
+
+
+def _nested_series(X: pd.DataFrame) -> list[np.ndarray]:
+    """The ``(n_channels, length)`` series of a nested DataFrame, a row each: every cell one channel's series."""
+    out = []
+    for i, row in enumerate(X.itertuples(index=False)):
+        cells = []
+        for j, cell in enumerate(row):
+            where = f"X.iloc[{i}, {j}] (row {X.index[i]!r}, column {X.columns[j]!r})"
+            if not isinstance(cell, (pd.Series, np.ndarray, list, tuple)) or np.ndim(cell) != 1:
+                shown = f"{type(cell).__name__} {cell!r}"[:60] if np.ndim(cell) == 0 else f"{np.ndim(cell)}D"
+                raise ValueError(
+                    f"The nested DataFrame's cell {where} is {shown}, not a series: each cell holds one channel's "
+                    "series (a pd.Series or 1D array). For a missing series put a series of NaN of the other "
+                    "channels' length (with missing_values='interpolate'), or drop the row."
+                )
+            cells.append(_as_float(cell, f"the nested DataFrame's cell {where}"))
+        if len({len(cell) for cell in cells}) > 1:
+            _unequal_channels(cells)
+        out.append(np.stack(cells))
+    return out
 
 
 def _series_list(X) -> list[np.ndarray] | np.ndarray:
@@ -65,12 +92,7 @@ def _series_list(X) -> list[np.ndarray] | np.ndarray:
         if isinstance(X.index, pd.MultiIndex):
             return _multiindex_series(X)
         if _is_nested(X):
-            return [
-                np.stack([_as_float(cell, "a cell of the nested DataFrame") for cell in row])
-                if len({len(cell) for cell in row}) == 1
-                else _unequal_channels(row)
-                for row in X.itertuples(index=False)
-            ]
+            return _nested_series(X)
         X = X.to_numpy()
     if isinstance(X, (list, tuple)) and len(X) and not np.isscalar(X[0]):
         items = [_as_float(item, f"X[{i}]") for i, item in enumerate(X)]
@@ -92,6 +114,20 @@ def _series_list(X) -> list[np.ndarray] | np.ndarray:
         return arr
     hint = " Reshape your data: a single series as (1, n_channels, n_timepoints)." if arr.ndim == 1 else ""
     raise ValueError(f"Expected 2D or 3D array for X, got {arr.ndim}D array of shape {arr.shape}.{hint} {INPUT_HELP}")
+
+
+def float_targets(y, owner: str) -> np.ndarray:
+    """A regressor's ``y`` as float64, 1D or 2D (scikit-learn's ``check_array``). Whatever makes it fail (strings,
+    ragged lists, NaN, a 3D array) is an error of the same type that names ``owner`` and what ``y`` must be, raised
+    here rather than from inside numpy."""
+    from sklearn.utils.validation import check_array
+
+    try:
+        return check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+    except (TypeError, ValueError) as err:
+        raise type(err)(
+            f"{owner}: y must hold one finite number per series (a row of them per series for several targets): {err}"
+        ) from None
 
 
 def _multiindex_series(X: pd.DataFrame) -> list[np.ndarray]:

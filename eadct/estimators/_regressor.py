@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
-from sklearn.utils.validation import check_array
 
 from ._base import EADCTBase
 from ._docs import FITTED_DOC, doc_with_default, parameters_doc
+from ._input import float_targets
 from ._params import REGRESSOR, REGRESSOR_DEFAULTS
 from ._ridge import RIDGE_REFITS, check_refit, refit_linear_head
 from ._signature import make_init
@@ -90,7 +90,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         """
         panel = self._start_supervised_fit(X, y)
         check_refit(self.head_refit, self.head_hidden_size, type(self).__name__, self.head_input_parts, self.loss)
-        y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+        y = float_targets(y, type(self).__name__)
         self._check_n_samples(panel, y)
         if is_auto(self.input_differences):  # the treatment chosen on an inner split, then this fit again
             return fit_with_chosen_treatment(self, X, y, X_unlabeled)

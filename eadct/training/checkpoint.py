@@ -159,9 +159,12 @@ def _not_a_torch_archive(path: Path) -> str | None:
     return None
 
 
-def _eadct_version(state: dict):
+def _eadct_version(state: dict) -> str | None:
+    """The eadct version that wrote ``state``; None where it records none (or not as a string: then the checks of
+    :func:`_problem` refuse its versions)."""
     versions = state.get(VERSIONS_KEY)
-    return versions.get("eadct") if isinstance(versions, dict) else None
+    written = versions.get("eadct") if isinstance(versions, dict) else None
+    return written if isinstance(written, str) else None
 
 
 def _problem(state: dict, extra: dict, network: nn.Module | None, stages) -> str | None:
