@@ -609,6 +609,19 @@ def test_cli_mistakes_are_one_line_and_exit_2(tiny_setup, tmp_path, capsys):
     assert not (tmp_path / "r").exists()  # nothing written
 
 
+@pytest.mark.parametrize(
+    "option,value", [("--threads", "0"), ("--threads", "-1"), ("--threads", "x"), ("--seeds", "-1")]
+)
+def test_counts_and_seeds_out_of_range_are_usage_errors(tiny_setup, capsys, option, value):
+    """``--threads 0`` once meant "automatic" without saying so; now every count is a positive int and every seed
+    non-negative, refused by argparse before anything runs."""
+    from eadct.tables.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["run", str(tiny_setup / "cfg" / "tiny.toml"), "--profile", "tiny", option, value])
+    assert stop.value.code == 2 and f"argument {option}: must be a" in capsys.readouterr().err
+
+
 def test_a_backend_whose_extra_is_missing_is_one_line_and_exit_2(tiny_setup, tmp_path, capsys, monkeypatch):
     """The missing extra is named before anything runs: no unit is marked FAILED, nothing is written."""
     from eadct.tables._backends import BackendUnavailable

@@ -17,10 +17,32 @@ DEFAULT_OUT = "results/tables"
 
 def _threads(n):
     """``--threads``: the limit the estimators' ``n_jobs=None`` respects (eadct.runtime.resolve_threads)."""
-    if n:
+    if n is not None:
         import torch
 
         torch.set_num_threads(n)
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: a positive int (``--threads 0`` is an error, not "automatic")."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive int, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """An argparse type: a non-negative int (numpy's seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative int, got {text!r}")
+    return value
 
 
 def _selection(parser, out_help: str, units: bool = True) -> None:
@@ -32,7 +54,7 @@ def _selection(parser, out_help: str, units: bool = True) -> None:
     parser.add_argument("--profile", default="quick", help="run profile (quick: 2-core CPU; full: the paper's, GPU)")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"{out_help} (default {DEFAULT_OUT})")
     parser.add_argument("--datasets", nargs="+", help="only these datasets of the table")
-    parser.add_argument("--seeds", nargs="+", type=int, help="only these seeds (default: the profile's)")
+    parser.add_argument("--seeds", nargs="+", type=_seed, help="only these seeds (default: the profile's)")
     if units:
         parser.add_argument("--models", nargs="+", help="only these models of the table")
 
@@ -48,9 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--download", action="store_true", help="download datasets that are not on disk")
     run.add_argument(
         "--threads",
-        type=int,
-        default=0,
-        help="at most this many torch threads per fit (default: the cores other processes leave idle)",
+        type=_positive_int,
+        default=None,
+        help="at most this many torch threads per fit (default: as the environment sets them, docs/threads.md)",
     )
     run.add_argument(
         "--backend",
@@ -94,8 +116,6 @@ def _check_run_args(table, args) -> None:
     missing = [d for d in args.data_dir if not Path(d).is_dir()]
     if missing:
         raise UsageError(f"--data-dir {missing[0]} is not a folder; pass the folder that holds <Name>/<Name>_TRAIN.ts.")
-    if args.threads < 0:
-        raise UsageError(f"--threads must be a positive number of torch threads, got {args.threads}.")
     args.backend_params = _backend_params(args.backend_params)
     from ._backends import Session
 
