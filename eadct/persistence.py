@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = ["FORMAT_VERSION", "load", "save"]
 #: Version of the file layout; :func:`load` refuses files of a newer layout with a message naming both.
 FORMAT_VERSION = 1
 _KEY = "eadct"  # the header entry that holds the JSON
+_VERSION = re.compile(r"[0-9A-Za-z.+!_-]{1,64}")  # a package version as PEP 440 and local builds write it
 _CLASSES = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation")
 
 
@@ -103,6 +105,8 @@ def load(path, device: str | None = None):
     path = Path(path)
     if device is not None and not is_device(device):
         raise ValueError(f"device={device!r}: eadct.load puts the networks on 'cpu', 'cuda' or 'cuda:N'.")
+    if device is not None and _device(device) != device:
+        raise ValueError(f"device={device!r}: this machine has no such device; use 'cpu' or leave device out.")
     with _SafetensorsFile(path) as file:
         header = _header(path, file.metadata)
         versions = header["versions"]
@@ -121,7 +125,7 @@ def load(path, device: str | None = None):
             _no_tensors_left(file, set(), fail)
             warn_if_other_version(versions, str(path))
             return estimator
-        sizes = check_fitted(fitted, cls.__name__, fail)
+        sizes = check_fitted(fitted, cls.__name__, fail, getattr(estimator, "clip_predictions", False))
         if cls.__name__ != "EADCTRepresentation" and sizes["M"] != estimator.n_estimators:
             raise fail(f"it holds {sizes['M']} network(s) for n_estimators={estimator.n_estimators}")
         _no_tensors_left(file, _tensor_refs(fitted, cls.__name__, sizes, file, fail), fail)
@@ -132,15 +136,23 @@ def load(path, device: str | None = None):
                 value = file.tensor(value.name).numpy()
             if name not in ("network_", "networks_"):
                 setattr(estimator, name, value)
-        estimator.device_ = _device(device or fitted["device_"])
+        estimator.device_ = device or _device(fitted["device_"])
         estimator.networks_ = _networks(estimator, [fitted["network_"], *fitted["networks_"]], file, fail)
         estimator.network_ = estimator.networks_[0]
     warn_if_other_version(versions, str(path))
     return estimator
 
 
-#: The largest eadct header :func:`load` reads (the JSON of settings and history; weights are not in it).
-MAX_HEADER_BYTES = 64 * 2**20
+#: The largest safetensors header :func:`load` reads: the eadct JSON (settings and history; the weights are not in
+#: it) and the tensor table. A fit of 1,000 epochs per stage with 10 ensemble members writes about 4 MB; parsing
+#: JSON takes about 25 times its size in memory, so the bound also bounds what a file can make load take.
+MAX_HEADER_BYTES = 8 * 2**20
+#: The largest integer magnitude a header may hold (a 64-bit int: every size, seed and count eadct writes).
+MAX_INT = 2**63
+#: The most steps a loaded network's dilated convolutions may pad a series by, beyond the length it was fitted on:
+#: a fit never needs a dilation beyond its series (the taps there read only zeros), but a file could declare one
+#: that makes every predict allocate gigabytes (12 blocks with the dilation doubling per layer: 2**24 steps).
+MAX_PADDING = 2**16
 #: How deep a setting's JSON may nest (a model's settings nest a few levels).
 MAX_DEPTH = 32
 #: A model file's tensor dtypes (safetensors' names): torch's dtype, numpy's kind, bytes per value.
@@ -200,26 +212,52 @@ def _header(path: Path, metadata: dict) -> dict:
     if _KEY not in metadata:
         raise ValueError(f"{path} is a safetensors file but not an eadct model (no '{_KEY}' header entry).")
     try:
-        header = json.loads(metadata[_KEY])
-    except (json.JSONDecodeError, RecursionError) as err:
-        reason = "it nests too deeply" if isinstance(err, RecursionError) else str(err)
-        raise ValueError(f"{path}: the '{_KEY}' header entry is not valid JSON ({reason}).") from None
+        header = json.loads(metadata[_KEY], parse_int=_int, object_pairs_hook=_no_repeated_keys)
+    except RecursionError:
+        raise ValueError(f"{path}: the '{_KEY}' header entry is not valid JSON (it nests too deeply).") from None
+    except ValueError as err:  # json.JSONDecodeError included
+        raise ValueError(f"{path}: the '{_KEY}' header entry is not valid eadct JSON ({_short(err)}).") from None
     if not isinstance(header, dict):
         raise ValueError(f"{path}: the '{_KEY}' header entry is a JSON {type(header).__name__}, not an eadct header.")
     versions = header.get("versions", {})
-    if not isinstance(versions, dict) or not all(isinstance(v, (str, type(None))) for v in versions.values()):
+    if not isinstance(versions, dict) or not all(
+        v is None or (isinstance(v, str) and _VERSION.fullmatch(v)) for v in versions.values()
+    ):
         raise ValueError(f"{path}: the eadct header's versions must map package names to version strings.")
     fmt = header.get("format")
     if type(fmt) is not int or not 1 <= fmt <= FORMAT_VERSION:
         raise ValueError(
-            f"{path} uses file format {fmt!r} of eadct {versions.get('eadct')}; this eadct "
+            f"{path} uses file format {_short(fmt)} of eadct {versions.get('eadct')}; this eadct "
             f"{model_versions()['eadct']} reads format {FORMAT_VERSION} and older. Upgrade eadct to load it."
         )
     if header.get("class") not in _CLASSES:
-        raise ValueError(f"{path} declares class {header.get('class')!r}; eadct.load reads only {', '.join(_CLASSES)}.")
+        raise ValueError(
+            f"{path} declares class {_short(header.get('class'))}; eadct.load reads only {', '.join(_CLASSES)}."
+        )
     if set(header) - {"format", "class", "versions", "state"} or not isinstance(header.get("state"), dict):
         raise ValueError(f"{path}: an eadct header holds format, class, versions and a state dict, and nothing else.")
     return {**header, "versions": versions}  # files of 0.1.0 on record versions; none is read as unknown
+
+
+def _int(text: str) -> int:
+    """``json.loads``' ``parse_int``: integers within :data:`MAX_INT`, refused before Python converts a long one."""
+    if len(text) > 20 or abs(int(text)) > MAX_INT:
+        raise ValueError(f"an integer of {len(text)} digits, beyond 64 bits")
+    return int(text)
+
+
+def _no_repeated_keys(pairs: list) -> dict:
+    """``json.loads``' ``object_pairs_hook``: a key given twice is refused (JSON keeps the last one silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key is given twice in one object")
+    return out
+
+
+def _short(value, limit: int = 120) -> str:
+    """Text from a file, for a message: its ``repr`` (no control characters reach the terminal), shortened."""
+    text = repr(value) if not isinstance(value, Exception) else repr(str(value))[1:-1]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _class(name: str) -> type:
@@ -233,22 +271,22 @@ def _split_state(state: dict, cls: type, fail) -> tuple[dict, dict]:
     schema = FITTED_STATE[cls.__name__]
     unknown = sorted(k for k in state if k not in names and k not in RENAMED and k not in schema)
     if unknown:
-        raise fail(f"{cls.__name__} has no setting or fitted attribute {', '.join(map(repr, unknown[:5]))}")
+        raise fail(f"{cls.__name__} has no setting or fitted attribute {', '.join(map(_short, unknown[:5]))}")
     params = {RENAMED.get(k, k): _decode_setting(k, v, 0, fail) for k, v in state.items() if k not in schema}
     _upgrade_state(params, cls)
-    bad = [f"{n}={params[n]!r}" for n, check in _UNCHECKED.items() if n in params and not check(params[n])]
+    bad = [f"{n}={_short(params[n])}" for n, check in _UNCHECKED.items() if n in params and not check(params[n])]
     if bad:
         raise fail(f"invalid parameters {', '.join(bad)}")
     if params.get("checkpoint_path") is not None:
         warn_user(
-            f"The loaded model's checkpoint_path={params['checkpoint_path']!r} is set to None: a file never chooses "
-            "where eadct writes. Set it again before a refit that should write checkpoints."
+            f"The loaded model's checkpoint_path={_short(params['checkpoint_path'])} is set to None: a file never "
+            "chooses where eadct writes. Set it again before a refit that should write checkpoints."
         )
         params["checkpoint_path"] = None
     try:
         check_params(as_checked(params), cls.__name__)
-    except (ValueError, TypeError) as err:
-        raise fail(str(err).removesuffix(".")) from None
+    except (ValueError, TypeError, ArithmeticError) as err:
+        raise fail(_short(err, 600).removesuffix(".")) from None
     fitted = {k: _decode_fitted(k, v, schema[k].kind, fail) for k, v in state.items() if k in schema}
     return params, fitted
 
@@ -359,9 +397,12 @@ def _tensor_refs(fitted: dict, cls_name: str, sizes: dict, file: _SafetensorsFil
             continue
         dtype, shape = _info(file, value.name, name, fail)
         want = tuple(sizes[s] for s in attribute.shape)
-        kinds = attribute.dtypes if attribute.kind == "array" else "biu"
+        kinds = attribute.dtypes if attribute.kind == "array" else "biuf"
         if shape != want or dtype == "BF16" or _DTYPES[dtype][1] not in kinds:
-            raise fail(f"{name} has shape {list(shape)} and dtype {dtype}; it must have shape {list(want)}")
+            allowed = "/".join(k for k, (_, kind, _) in _DTYPES.items() if kind in kinds and k != "BF16")
+            raise fail(
+                f"{name} has shape {list(shape)} and dtype {dtype}; it must have shape {list(want)} and dtype {allowed}"
+            )
         used.add(value.name)
     for member in [fitted["network_"], *fitted["networks_"]]:
         for key, value in member.items():
@@ -405,16 +446,22 @@ def _labels(value, file: _SafetensorsFile, n_outputs: int, fail) -> np.ndarray:
         labels = np.empty(len(items), dtype=dtype)
         try:
             labels[:] = items
-        except (TypeError, ValueError) as err:
-            raise fail(f"classes_ does not fit its dtype ({err})") from None
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise fail(f"classes_ does not fit its dtype ({_short(err)})") from None
+    floats = [v for v in labels.tolist() if isinstance(v, float)]
+    if any(v != v for v in floats):
+        raise fail("classes_ holds NaN, which no fit gives as a label")
     if labels.shape != (n_outputs,) or len(set(labels.tolist())) != n_outputs:
         raise fail(f"classes_ must hold {n_outputs} distinct labels, one per output of the network")
     return labels
 
 
 def _device(device: str) -> str:
-    """Where the networks go: ``device``, or the CPU when it is CUDA and CUDA is missing here."""
-    return "cpu" if device.startswith("cuda") and not torch.cuda.is_available() else device
+    """Where the networks go: ``device``, or the CPU when it is a CUDA device that this machine does not have."""
+    if not device.startswith("cuda"):
+        return device
+    index = int(device.partition(":")[2] or 0)
+    return device if torch.cuda.is_available() and index < torch.cuda.device_count() else "cpu"
 
 
 def _networks(estimator, members: list[dict], file: _SafetensorsFile, fail) -> list:
@@ -422,28 +469,42 @@ def _networks(estimator, members: list[dict], file: _SafetensorsFile, fail) -> l
     network those settings declare: shapes and dtypes from the file's header against a network built on torch's
     "meta" device (which takes no memory), and the memory that network needs against what the tensors hold."""
     spec = estimator._network_spec
-    settings = f"the {estimator.architecture} network of {estimator.n_blocks} block(s) of width {estimator.d_model}"
-    most = max(len(m) for m in members)
-    if estimator.n_blocks > most:  # every block has weights: a bound before building anything
-        raise fail(f"it declares {settings}, more blocks than the {most} tensors of each network could hold")
+    try:
+        config = estimator._encoder_config(spec["n_channels"], spec["max_len"], spec["plan"])
+    except (ValueError, TypeError, ArithmeticError) as err:
+        raise fail(f"its settings are not an encoder's ({_short(err, 600)})") from None
+    settings = f"the {estimator.architecture} network of {config.n_blocks} block(s) of width {config.d_model}"
+    non_empty = min(sum(math.prod(file.info[ref.name][1]) > 0 for ref in m.values()) for m in members)
+    if config.n_blocks > non_empty:  # every block has weights: a bound before building anything
+        raise fail(f"it declares {settings}, more blocks than the {non_empty} non-empty tensors of a network hold")
+    downsample = config.attention_downsample
+    if isinstance(downsample, int) and downsample > max(1, spec["max_len"]):
+        raise fail(f"attention_downsample={downsample} exceeds the {spec['max_len']} steps it was fitted on")
     try:
         with torch.device("meta"):
             shaped = estimator._build_network(**spec)
-    except (ValueError, TypeError, RuntimeError) as err:
-        raise fail(f"its settings do not build a network ({type(err).__name__}: {err})") from None
+    except (ValueError, TypeError, RuntimeError, ArithmeticError) as err:
+        raise fail(f"its settings do not build a network ({type(err).__name__}: {_short(err)})") from None
+    padding = max((getattr(m, "left_pad", 0) for m in shaped.modules()), default=0)
+    if padding > max(MAX_PADDING, spec["max_len"]):
+        raise fail(
+            f"its convolutions pad each series by {padding} steps, more than {MAX_PADDING} and the {spec['max_len']} "
+            "steps it was fitted on (dilations that large read only zeros); refit with fewer blocks or "
+            "dilation_per_layer=False"
+        )
     expected = {k: (v.dtype, tuple(v.shape)) for k, v in shaped.state_dict().items()}
     need = sum(t.numel() * t.element_size() for t in (*shaped.parameters(), *shaped.buffers()))
     for i, member in enumerate(members):
         where = "network_" if i == 0 else f"networks_[{i - 1}]"
         if set(member) != set(expected):
             odd = sorted(set(member) ^ set(expected))[0]
-            raise fail(f"{where}'s weights are not those of {settings} (first difference: {odd!r})")
+            raise fail(f"{where}'s weights are not those of {settings} (first difference: {_short(odd)})")
         have = 0
         for key, ref in member.items():
             dtype, shape = file.info[ref.name]
             if (_DTYPES[dtype][0], shape) != expected[key]:
                 want = f"{list(expected[key][1])} ({str(expected[key][0]).removeprefix('torch.')})"
-                raise fail(f"{where}.{key} has shape {list(shape)} ({dtype}); {settings} needs {want}")
+                raise fail(f"{where}.{_short(key)} has shape {list(shape)} ({dtype}); {settings} needs {want}")
             have += math.prod(shape) * _DTYPES[dtype][2]
         if need > have:
             raise fail(f"{settings} needs {need} bytes, more than the {have} its tensors hold")

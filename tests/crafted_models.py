@@ -105,6 +105,25 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     for value in HUGE[:3]:  # a consistent model declared huge: settings, sizes and plan agree, weights do not
         add("size", lambda h, _, v=value: h["state"].update({"d_model": v, "n_blocks": v}))
         add("size", lambda h, _, v=value: h["state"]["memory_plan_"].update({"d_model": v}))
+
+    def planned(h, changes):  # a memory plan's overrides, in both places a fitted state holds the plan
+        h["state"]["memory_plan_"].update(changes)
+        h["state"]["_network_spec"]["plan"].update(changes)
+
+    for value in (10**6, 10**8):  # work at predict that no weight accounts for: pooling windows, dilations
+        add("size", lambda h, _, v=value: h["state"].update({"attention_downsample": v}))
+        add("size", lambda h, _, v=value: planned(h, {"attention_downsample": v}))
+    add("size", lambda h, _: h["state"].update({"n_blocks": 12, "dilation_per_layer": True}))
+    add("size", lambda h, _: planned(h, {"n_blocks": 20_000}))  # the block count a plan overrides
+
+    def empties(h, t):  # many zero-size tensors, for a block count that counts tensors
+        h["state"]["n_blocks"] = 5_000
+        for i in range(10_000):
+            t[f"state.network_.empty{i}"] = torch.zeros(0)
+            h["state"]["network_"][f"empty{i}"] = {"__tensor__": f"state.network_.empty{i}"}
+
+    add("size", empties)
+    add("size", lambda h, _: h["state"].update({"history_": [{}] * 3_000_000}))  # a 9 MB header
     void = {"__ndarray__": [], "dtype": "V2000000000", "shape": [10**6]}  # 2 GB per label, a million labels
     add("size", lambda h, _: h["state"].update({"classes_": void}))
 
@@ -121,6 +140,10 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     for field, value in (("class", None), ("class", 1), ("state", []), ("state", "x"), ("versions", [1]), ("x", 1)):
         add("json", lambda h, _, f=field, v=value: h.update({f: v}))
     add("json", lambda h, _: h.pop("state"))
+    for key in ("d_model", "random_state", "n_timepoints_"):  # integers beyond 64 bits, up to Python's digit limit
+        add("json", text=nested.replace(f'"{key}": ', f'"{key}": 1{"0" * 400}, "x{key}": ', 1))
+        add("json", text=nested.replace(f'"{key}": ', f'"{key}": 1{"0" * 5000}, "x{key}": ', 1))
+    add("json", text=nested.replace('"d_model": ', '"d_model": 8, "d_model": ', 1))  # a key given twice
     add("json", lambda h, _: h.pop("class"))
 
     # container: the safetensors file itself
@@ -191,6 +214,12 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     ]:  # fmt: skip
         add("values", lambda h, _, k=key, v=value: h["state"].update({k: v}))
     add("values", lambda h, _: h["state"].pop("network_"))
+    add(
+        "values",
+        lambda h, _: h["state"].update({"clip_predictions": True, "_y_ndim": 1}) or h["state"].pop("target_min_", 0),
+    )
+    add("values", lambda h, _: h["state"].update({"versions": {"eadct": "\x1b[2J\nloaded"}}))
+    add("values", lambda h, _: h.update({"versions": {"eadct": "\x1b[2J\nloaded"}}))
     add("values", lambda h, _: h["state"]["_network_spec"].update({"n_outputs": 2}))
     add("values", lambda h, _: h["state"]["_network_spec"].update({"plan": {"batch_size": 2}}))
     return files

@@ -260,3 +260,12 @@ def test_every_fitted_attribute_is_declared_and_survives_load(kind, options, tmp
         np.testing.assert_equal(getattr(restored, name), getattr(est, name))
     method = "transform" if kind == "representation" else "predict"
     np.testing.assert_array_equal(getattr(restored, method)(X), getattr(est, method)(X))
+
+
+def test_float_and_negative_labels_round_trip(panel, tmp_path):
+    X, y = panel
+    for labels in (np.array([0.0, 1.0, -2.0])[y], np.array([-1, 7, 300])[y]):  # float labels: sklearn takes whole ones
+        est = EADCTClassifier(**FAST).fit(X, labels)
+        restored = eadct.load(eadct.save(est, tmp_path / "m.safetensors"))
+        np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+        assert restored.classes_.dtype == est.classes_.dtype

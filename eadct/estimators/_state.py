@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..networks.config import EncoderConfig
+from ._params import RENAMED
 
 #: An array's or tensor's shape, in symbols: "C" the channels, "O" the outputs (classes or targets), "M" the
 #: networks (ensemble members); ``None`` any length (a network's weights: checked against the network instead).
@@ -92,9 +93,10 @@ def is_device(v) -> bool:
     return isinstance(v, str) and _DEVICE.fullmatch(v) is not None
 
 
-def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception]) -> dict:
+def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], clip_predictions=False) -> dict:
     """The fitted attributes of ``state`` (already decoded, tensors as ``TensorRef``) checked against
-    :data:`FITTED_STATE` and each other; ``fail(message)`` builds the error to raise.
+    :data:`FITTED_STATE` and each other (and ``clip_predictions``, the one parameter that needs attributes that
+    are optional otherwise); ``fail(message)`` builds the error to raise.
 
     Returns the sizes they imply: ``{"C": channels, "O": outputs or None, "M": networks}``.
     """
@@ -118,11 +120,19 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception]) -
     if outputs is not None and outputs < (2 if cls_name == "EADCTClassifier" else 1):
         raise fail(f"_network_spec's n_outputs={outputs!r} is too small for a {cls_name}")
     plan = state["memory_plan_"]
-    if not isinstance(plan, dict) or spec["plan"] != plan:
-        raise fail("memory_plan_ must be a dict equal to _network_spec's plan")
+    if not isinstance(plan, dict) or not isinstance(spec["plan"], dict):
+        raise fail("memory_plan_ and _network_spec's plan must be dicts")
+    for old, new in RENAMED.items():  # plans written before a parameter's rename
+        for p in (plan, spec["plan"]):
+            if old in p and new not in p:
+                p[new] = p.pop(old)
+    if spec["plan"] != plan:
+        raise fail("memory_plan_ must equal _network_spec's plan")
     unknown = sorted(set(plan) - PLAN_KEYS)
     if unknown or not all(is_scalar(v) for v in plan.values()):
-        raise fail(f"memory_plan_ may only set {sorted(PLAN_KEYS)} to plain values, got {plan!r}")
+        raise fail(f"memory_plan_ may only set {sorted(PLAN_KEYS)} to plain values, got keys {unknown[:3]}")
+    if "batch_size" in plan and not (is_int(plan["batch_size"]) and plan["batch_size"] >= 1):
+        raise fail("memory_plan_'s batch_size must be a positive int")
     if not is_device(state["device_"]):
         raise fail(f"device_ must be 'cpu', 'cuda' or 'cuda:N', got {state['device_']!r}")
     history = state["history_"]
@@ -139,6 +149,8 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception]) -
             raise fail(f"{name} must be True or False, got {state[name]!r}")
     if "_y_ndim" in state and (state["_y_ndim"] not in (1, 2) or (state["_y_ndim"] == 1 and outputs != 1)):
         raise fail(f"_y_ndim={state['_y_ndim']!r} does not fit {outputs} target(s)")
+    if cls_name == "EADCTRegressor" and clip_predictions and not {"target_min_", "target_max_"} <= set(state):
+        raise fail("clip_predictions is set but target_min_ and target_max_, the range it clips to, are missing")
     if not isinstance(state["networks_"], list):
         raise fail("networks_ must be a list of the ensemble's further members")
     return {"C": state["n_channels_"], "O": outputs, "M": 1 + len(state["networks_"])}
