@@ -2,7 +2,6 @@
 
     python benchmarks/threads.py                      # JapaneseVowels (bundled), 3 + 1 epochs
     python benchmarks/threads.py --busy 2 --epochs 5  # beside two busy processes
-    python benchmarks/threads.py --quiet-readings 2000 # how often a quiet machine reads as busy
 
 
 Every fit runs in a fresh Python process (so torch's thread state starts as a user's does), first alone, then
@@ -79,14 +78,11 @@ def main(argv=None) -> None:
     parser.add_argument("--busy", type=int, default=1, help="busy processes beside the fit")
     parser.add_argument("--repeats", type=int, default=3, help="fits per cell (the median is shown)")
     parser.add_argument("--force", action="store_true", help="run even when the machine is already busy")
-    parser.add_argument("--quiet-readings", type=int, default=0, help="only count false 'busy' readings (below)")
     args = parser.parse_args(argv)
-    if args.quiet_readings:
-        return _quiet_readings(args.quiet_readings)
 
-    from eadct.runtime import available_cores, busy_cores
+    from eadct.runtime import available_cores
 
-    busy_now = busy_cores()
+    busy_now = _other_running()
     if busy_now and not args.force:
         sys.exit(f"{busy_now} other process(es) keep cores busy now; the timings would be wrong. Stop them or --force.")
     rows = []
@@ -111,26 +107,15 @@ def main(argv=None) -> None:
         print(f"| {label} | {t:.2f} |")
 
 
-def _quiet_readings(n: int) -> None:
-    """On a quiet machine, after each of ``n`` short torch steps on every core (as between two epochs), how
-    often ``busy_cores`` reports a busy core: the current rule against three readings 1 ms apart (before)."""
-    import torch
-
-    from eadct.runtime import BUSY_READING_GAP_S, BUSY_READINGS, available_cores, busy_cores
-
-    torch.set_num_threads(available_cores())
-    a = torch.randn(600, 600)
-    now = f"{BUSY_READINGS} readings {BUSY_READING_GAP_S * 1000:g} ms apart (now)"
-    rules = {"3 readings 1 ms apart (before)": (3, 0.001), now: (BUSY_READINGS, BUSY_READING_GAP_S)}
-    print(f"Machine: {platform.machine()}, {available_cores()} cores, nothing else started; {n} readings per rule\n")
-    print("| rule | readings with a busy core | share |\n|---|---|---|")
-    for label, (readings, gap) in rules.items():
-        busy = 0
-        for _ in range(n):
-            for _ in range(5):
-                a @ a
-            busy += bool(busy_cores(readings, gap))
-        print(f"| {label} | {busy} | {busy / n:.2%} |")
+def _other_running() -> int:
+    """Threads of other processes running or waiting for a core now (Linux ``procs_running`` less this one); 0
+    where ``/proc/stat`` does not say."""
+    try:
+        with open("/proc/stat") as fh:
+            running = next(int(line.split()[1]) for line in fh if line.startswith("procs_running"))
+    except (OSError, StopIteration, ValueError):
+        return 0
+    return max(0, running - 1)
 
 
 if __name__ == "__main__":

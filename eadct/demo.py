@@ -20,8 +20,8 @@ from . import EADCTClassifier, EADCTRegressor
 from .datasets import DATA_DIR_ENV, DatasetNotFoundError, get_info, load_dataset
 
 #: The main job's ``n_jobs``: every core this process may use, fixed for the whole fit. The estimators' default
-#: (None) follows the machine's load epoch by epoch, and a different thread count rounds differently, so the same
-#: seed could score differently from run to run (docs/benchmarks.md); a benchmark should not.
+#: (None) takes the limit in force, which an environment (``OMP_NUM_THREADS``, a container) can set differently, and
+#: a different thread count rounds differently (docs/threads.md); a benchmark should name its threads.
 MAIN_JOB_N_JOBS = -1
 
 
@@ -56,8 +56,8 @@ def run(dataset: str = "JapaneseVowels", data_dir=None, random_state: int = 0, v
         "predict_s": round(predict_s, 3),
         "epochs": {s: sum(r["stage"] == s for r in model.history_) for s in ("pretrain", "finetune")},
         "device": model.device_,
-        # the torch threads the fit's epochs ran with: fewer than the cores while other processes were running
-        # (n_jobs=None), which changes the last float digits and so can change a prediction (docs/threads.md)
+        # the torch threads the fit's epochs ran with (one count, set when the fit starts); another count changes
+        # the last float digits and so can change a prediction (docs/threads.md)
         "fit_threads": sorted({r["threads"] for r in model.history_ if "threads" in r}) or [torch.get_num_threads()],
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "params": {k: v for k, v in params.items()},

@@ -6,12 +6,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import time
 
 __all__ = [
     "TorchThreads",
     "available_cores",
-    "busy_cores",
     "keep_freed_memory",
     "keeps_freed_memory",
     "resolve_threads",
@@ -75,94 +73,42 @@ def available_cores() -> int:
     return max(1, int(cpu_count()))
 
 
-def _own_running_threads() -> int:
-    running = 0
-    for stat in os.scandir("/proc/self/task"):
-        try:
-            with open(f"{stat.path}/stat") as fh:
-                running += fh.read().rpartition(")")[2].split()[0] == "R"
-        except (OSError, IndexError):
-            continue
-    return running
-
-
-#: Readings of the load :func:`busy_cores` takes at most, and the seconds between them: a core counts as busy
-#: only if it is busy in every reading over about 20 ms, so that a passing thread (an OpenMP worker changing
-#: state between two reads, a short-lived system task) does not make an epoch run on fewer threads
-#: (measured in docs/threads.md).
-BUSY_READINGS, BUSY_READING_GAP_S = 5, 0.005
-
-
-def busy_cores(readings: int = BUSY_READINGS, gap_s: float = BUSY_READING_GAP_S) -> int | None:
-    """Threads of other processes that are running or waiting for a core now (Linux: ``procs_running``
-    of ``/proc/stat`` less this process's running threads, counted just before and just after); the least
-    of ``readings`` readings ``gap_s`` apart (stopping at the first 0), so that a passing thread does not
-    count; None where the system does not say."""
-    seen = []
-    for i in range(readings):
-        try:
-            own = _own_running_threads()
-            with open("/proc/stat") as fh:
-                total = next(int(line.split()[1]) for line in fh if line.startswith("procs_running"))
-            seen.append(max(0, total - max(own, _own_running_threads())))
-        except (OSError, StopIteration, ValueError):
-            return None
-        if seen[-1] == 0:
-            return 0
-        if i < readings - 1:
-            time.sleep(gap_s)
-    return min(seen)
-
-
 def resolve_threads(n_jobs, limit: int) -> int:
     """The torch threads for ``n_jobs`` (the estimators' parameter, joblib's meaning for ints).
 
-    None: the ``limit`` in force (``torch.get_num_threads()`` when the call started, which a
-    ``threadpoolctl.threadpool_limits`` block, ``OMP_NUM_THREADS``, a joblib worker's share or the caller's
-    ``torch.set_num_threads`` lowers), and no more than the cores that other processes leave idle (at least
-    1), so that a fit beside busy processes does not oversubscribe the machine. A positive int: that many;
-    -1: every available core; -2: all but one, and so on.
+    None: the ``limit`` in force (``torch.get_num_threads()`` when the call started, which
+    ``OMP_NUM_THREADS``, a ``threadpoolctl.threadpool_limits`` block, a joblib worker's share or the caller's
+    ``torch.set_num_threads`` lowers), and no more than :func:`available_cores` (the CPU affinity and any
+    container quota). It reads only this setting of the process, never the machine's load, so the same call in
+    the same environment always gets the same count, and with it the same rounding and the same results. A
+    positive int: that many; -1: every available core; -2: all but one, and so on.
     """
     if n_jobs is None:
-        busy = busy_cores()
-        idle = available_cores() - (busy or 0)
-        return max(1, min(limit, idle))
+        return max(1, min(limit, available_cores()))
     if n_jobs < 0:
         return max(1, available_cores() + 1 + n_jobs)
     return int(n_jobs)
 
 
 class TorchThreads:
-    """Sets torch's intra-op threads for one call (``with TorchThreads(n_jobs) as threads:``) and restores
-    the process's count afterwards; ``threads.adapt()`` (before each epoch) follows the load again when
-    ``n_jobs`` is None. ``threads.used`` lists the counts set."""
+    """Sets torch's intra-op threads for one call (``with TorchThreads(n_jobs) as threads:``), once, from
+    :func:`resolve_threads`, and restores the process's count afterwards. ``threads.count`` is the count set."""
 
     def __init__(self, n_jobs=None):
         self.n_jobs = n_jobs
-        self.used: list[int] = []
+        self.count: int | None = None
 
     def __enter__(self) -> TorchThreads:
         import torch
 
         self._before = torch.get_num_threads()
-        self._current = self._before
-        self.adapt(force=True)
+        self.count = resolve_threads(self.n_jobs, self._before)
+        if self.count != self._before:
+            torch.set_num_threads(self.count)
         return self
 
-    def adapt(self, force: bool = False) -> None:
-        if self.n_jobs is not None and not force:
-            return
-        n = resolve_threads(self.n_jobs, self._before)
-        if n != self._current:
-            import torch
-
-            torch.set_num_threads(n)
-            self._current = n
-        if not self.used or self.used[-1] != n:
-            self.used.append(n)
-
     def __exit__(self, *exc) -> None:
-        if self._current != self._before:
-            import torch
+        import torch
 
+        if torch.get_num_threads() != self._before:
             torch.set_num_threads(self._before)

@@ -1,4 +1,5 @@
-"""Thread control (issue 17, point 3): ``n_jobs`` sets torch's threads for the call and restores them."""
+"""Thread control (issue 17, point 3; issue 84, item 5): ``n_jobs`` sets torch's threads once per call, from the
+environment only, and restores them."""
 
 from __future__ import annotations
 
@@ -68,8 +69,7 @@ def test_threads_are_restored_when_the_fit_fails(process_threads, monkeypatch):
     assert torch.get_num_threads() == process_threads
 
 
-def test_default_respects_an_enclosing_threadpoolctl_limit(process_threads, monkeypatch):
-    monkeypatch.setattr(runtime, "busy_cores", lambda: 0)
+def test_default_respects_an_enclosing_threadpoolctl_limit(process_threads):
     X, y = make_panel()
     with threadpool_limits(limits=1, user_api="openmp"):
         limited = EADCTClassifier(**DEFAULT_THREADS).fit(X, y)
@@ -78,76 +78,42 @@ def test_default_respects_an_enclosing_threadpoolctl_limit(process_threads, monk
     assert _threads_used(free) == {min(2, runtime.available_cores())}
 
 
-def test_default_follows_the_load_before_every_epoch(process_threads, monkeypatch):
-    """Busy cores seen before each epoch: none, then every core, then none again."""
-    cores = runtime.available_cores()
-    looks = iter([0, 0] + [cores] * 3 + [0] * 100)
-    monkeypatch.setattr(runtime, "busy_cores", lambda: next(looks))
-    X, y = make_panel()
-    clf = EADCTClassifier(**dict(DEFAULT_THREADS, max_epochs=4, n_iter_no_change=None)).fit(X, y)
-    used = [r["threads"] for r in clf.history_]
-    assert used[1:4] == [1, 1, 1]
-    assert used[-1] == min(2, cores)
-    assert torch.get_num_threads() == process_threads
-
-
 def test_resolve_threads_reads_n_jobs_as_joblib_does(monkeypatch):
     monkeypatch.setattr(runtime, "available_cores", lambda: 8)
-    monkeypatch.setattr(runtime, "busy_cores", lambda: 3)
-    assert resolve_threads(None, limit=8) == 5  # the idle cores
     assert resolve_threads(None, limit=2) == 2  # the limit in force
+    assert resolve_threads(None, limit=16) == 8  # at most the usable cores (affinity, container quota)
     assert resolve_threads(-1, limit=2) == 8
     assert resolve_threads(-2, limit=2) == 7
     assert resolve_threads(-20, limit=2) == 1
     assert resolve_threads(4, limit=1) == 4
-    monkeypatch.setattr(runtime, "busy_cores", lambda: 12)
-    assert resolve_threads(None, limit=8) == 1
-    monkeypatch.setattr(runtime, "busy_cores", lambda: None)  # a system that does not say: the limit
-    assert resolve_threads(None, limit=6) == 6
-
-
-def test_busy_cores_does_not_count_this_process():
-    """This process's own torch threads are not "other processes" (Linux only)."""
-    busy = runtime.busy_cores()
-    if busy is None:
-        pytest.skip("no /proc/stat here")
-    assert 0 <= busy
     with TorchThreads(1) as threads:
-        assert threads.used == [1]
+        assert threads.count == 1 and torch.get_num_threads() == 1
 
 
-def test_busy_cores_counts_a_busy_process_and_not_a_passing_thread(monkeypatch):
-    """A process that keeps a core for the whole reading window counts; one busy reading among quiet ones
-    does not (the least reading counts, and the readings stop at the first quiet one)."""
+def test_same_seed_same_result_beside_a_busy_process(process_threads):
+    """The default reads the environment once per call, never the load: a fit beside a process that keeps a core
+    busy runs on the same threads as one without it, so the same random_state predicts identically. (Before, the
+    default counted busy cores before every epoch, and a fit beside a busy process ran on fewer threads, which
+    round differently.)"""
     import subprocess
     import sys
     import time
 
-    if runtime.busy_cores() is None:
-        pytest.skip("no /proc/stat here")
+    if runtime.available_cores() < 2:
+        pytest.skip("one usable core: every thread count rule gives one thread")
+    X, y = make_panel()
+    params = dict(DEFAULT_THREADS, max_epochs=4)
+    quiet = EADCTClassifier(**params).fit(X, y)
     spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        time.sleep(0.3)
-        assert max(runtime.busy_cores() for _ in range(5)) >= 1
+        time.sleep(0.3)  # the spinner is running before the fit starts
+        busy = EADCTClassifier(**params).fit(X, y)
+        beside = busy.predict_proba(X)
     finally:
         spinner.kill()
         spinner.wait()
-    counts = iter([1, 0, 1])  # other running threads seen by three successive readings
-    monkeypatch.setattr(runtime, "_own_running_threads", lambda: 0)
-    monkeypatch.setattr(runtime, "open", lambda *a, **k: _ProcStat(next(counts)), raising=False)
-    monkeypatch.setattr(runtime.time, "sleep", lambda s: None)
-    assert runtime.busy_cores() == 0
-
-
-class _ProcStat:
-    def __init__(self, running: int):
-        self.lines = [f"procs_running {running}\n"]
-
-    def __enter__(self):
-        return iter(self.lines)
-
-    def __exit__(self, *exc):
-        return False
+    assert _threads_used(quiet) == _threads_used(busy) == {2}
+    np.testing.assert_array_equal(quiet.predict_proba(X), beside)
 
 
 @pytest.mark.parametrize("bad", [0, 1.5, "2", True])
@@ -174,3 +140,14 @@ def test_cross_validation_workers_get_their_share():
     share = max(1, runtime.available_cores() // 2)
     for est in out["estimator"]:
         assert max(_threads_used(est)) <= share
+
+
+def test_a_tables_worker_fits_within_its_share(process_threads, monkeypatch):
+    """The tables runner's workers set torch to their share of the cores before a task (a loky worker's
+    OMP_NUM_THREADS, cores // workers), and the default n_jobs of the task's fits stays within it."""
+    from eadct.tables._backends import call_task
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    X, y = make_panel()
+    fitted = call_task(lambda: EADCTClassifier(**DEFAULT_THREADS).fit(X, y), (), in_worker=True)
+    assert _threads_used(fitted) == {1}

@@ -67,7 +67,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             return torch.bfloat16
         return None
 
-    def _stage_settings(self, max_epochs, device, batch_size, threads=None, **fine_tuning) -> StageSettings:
+    def _stage_settings(self, max_epochs, device, batch_size, **fine_tuning) -> StageSettings:
         """One stage's settings; ``fine_tuning``: the fields only fine-tuning reads (``FINE_TUNING_ONLY``)."""
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
@@ -85,7 +85,6 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             mask_ratio=self.mask_ratio,
             mask_length=self.mask_length,
             lr_schedule=self.lr_schedule,
-            before_epoch=None if threads is None else threads.adapt,
             max_steps=self.max_steps,
             **fine_tuning,
         )
@@ -188,12 +187,12 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                 member_checkpointer(checkpointer, member, k).load()
         splits = member_splits(len(panel.lengths), k, self.validation_fraction, rng, stratify, owner)
         self.networks_, self.history_ = [], []
-        with TorchThreads(self.n_jobs) as threads:
+        with TorchThreads(self.n_jobs):
             for member, (train_idx, valid_idx) in enumerate(splits):
                 data = self._training_data(panel, targets, extra, train_idx, valid_idx, device)
                 ckpt = member_checkpointer(checkpointer, member, k)
                 network, history, plan = self._train_member(
-                    data, n_outputs, device, seed + MEMBER_SEED_STEP * member, ckpt, threads
+                    data, n_outputs, device, seed + MEMBER_SEED_STEP * member, ckpt
                 )
                 self.networks_.append(network)
                 self.history_ += [{**r, "member": member} for r in history] if k > 1 else history
@@ -203,7 +202,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         )
         return self
 
-    def _train_member(self, data, n_outputs, device, seed, checkpointer, threads=None):
+    def _train_member(self, data, n_outputs, device, seed, checkpointer):
         """Build and train one network on ``data`` = (train, valid, pretrain) tensors."""
         train, valid, pre_train = data
         supervised = train.targets is not None
@@ -225,14 +224,13 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     task=self._task if supervised else None,
                     pretrain_data=(pre_train, valid),
                     finetune_data=(train, valid),
-                    pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size, threads)
+                    pretrain_settings=self._stage_settings(pretrain_epochs, device, batch_size)
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
                         self.max_epochs,
                         device,
                         batch_size,
-                        threads,
                         **{n: getattr(self, n) for n in FINE_TUNING_ONLY if n in self._get_param_names()},
                     )
                     if supervised
@@ -243,7 +241,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     loss=getattr(self, "loss", "squared_error"),  # only the regressor has a loss to choose
                     before_finetune=head_probe(self, batch_size, self._autocast_dtype(device)) if supervised else None,
                 )
-        warn_non_finite(history, self.lr)
+        warn_non_finite(history, self.lr, self.clip_grad_norm)
         return network.eval(), history, plan
 
     def _standardize(self, panel: Panel) -> np.ndarray:

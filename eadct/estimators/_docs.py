@@ -24,9 +24,11 @@ FITTED_DOC = """\
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
         One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
-        (valid_accuracy), best, time_s. An epoch whose training loss was NaN or inf is recorded with
-        ``non_finite=True``: its stage stopped there and kept its best earlier epoch, with a warning (no such
-        epoch: a FloatingPointError).
+        (valid_accuracy), best, time_s. An epoch in which training diverged (its loss or weights became NaN or
+        inf, or its loss grew to more than 1000 times the stage's starting loss) is recorded with
+        ``diverged=True`` (and ``non_finite=True`` for NaN or inf): its stage stopped there and kept the earlier
+        state named in ``kept``, whose outputs on the training series are finite, with a warning; with no such
+        state, fit raises a ValueError naming the stage, the epoch, ``lr`` and ``clip_grad_norm``.
     memory_plan_ : dict
         Settings the memory guard changed (``memory_guard="auto"``); empty when none.
     device_ : str

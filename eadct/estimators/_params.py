@@ -305,13 +305,13 @@ _OTHER = {
         _none_or(lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
         "None or a non-zero int",
         "int or None, default=None\n"
-        "    CPU threads of torch in fit, predict and transform, set for the call and restored after (the\n"
-        "    process's count is never left changed). None: at most the limit in force when the call starts\n"
+        "    CPU threads of torch in fit, predict and transform, set once when the call starts and restored\n"
+        "    after (the process's count is never left changed). None: the limit in force when the call starts\n"
         "    (``torch.get_num_threads()``, which ``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS`` and a\n"
-        "    joblib worker's share lower) and at most the cores other processes leave idle, checked again\n"
-        "    before every epoch, so a fit beside busy processes does not oversubscribe the CPU. An int:\n"
-        "    joblib's meaning (k threads; -1 all cores; -2 all but one). Results can differ in the last\n"
-        "    float digits between thread counts: fix ``n_jobs`` for bit-identical refits (docs/threads.md).",
+        "    joblib worker's share lower), at most the cores the process may use (CPU affinity, container\n"
+        "    quota); never the machine's momentary load, so the same call in the same environment gives the same\n"
+        "    result. An int: joblib's meaning (k threads; -1 all cores; -2 all but one). Results can differ in\n"
+        "    the last float digits between thread counts (docs/threads.md).",
     ),
     "precision": Param(
         "auto",

@@ -27,15 +27,15 @@ def warn_user(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
-def warn_non_finite(history: list[dict], lr: float) -> None:
-    """Warn of each training stage in ``history`` whose loss stopped being finite, and what to do."""
+def warn_non_finite(history: list[dict], lr: float, clip_grad_norm=None) -> None:
+    """Warn of each training stage in ``history`` that diverged (its loss or weights became NaN or inf, or its loss
+    grew a thousandfold: :data:`eadct.training.divergence.DIVERGED_FACTOR`), which earlier state it kept, and what to do
+    (the stage's ``lr`` and ``clip_grad_norm``)."""
+    from ..training.divergence import divergence_message
+
     for r in history:
-        if r.get("non_finite"):
-            warn_user(
-                f"The {r['stage']} loss became {r['train_loss']} in epoch {r['epoch']}; the stage stopped there "
-                f"and kept its best earlier epoch. Lower the learning rate (lr={lr:g}) or look for extreme "
-                "values in X."
-            )
+        if r.get("diverged") or r.get("non_finite"):
+            warn_user(divergence_message(r, lr, clip_grad_norm, kept=r.get("kept", "its best earlier epoch")))
 
 
 class LongerSeriesWarning(UserWarning):

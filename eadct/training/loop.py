@@ -14,12 +14,15 @@ from tqdm.auto import tqdm
 
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices
+from .divergence import TrainingDivergedError, diverged_record, divergence_message, finite_outputs, finite_state
 from .sam import sharpness_aware_gradient
 
 # step_loss(network, x, valid, y) -> scalar loss tensor
 StepLoss = Callable[[nn.Module, torch.Tensor, "torch.Tensor | None", "torch.Tensor | None"], torch.Tensor]
 # evaluate(network, data) -> (metrics dict, selection key; lower is better)
 Evaluate = Callable[[nn.Module, SeriesTensors], "tuple[dict, tuple]"]
+# outputs(network, data) -> the stage's outputs for every series of data (eval mode)
+Outputs = Callable[[nn.Module, SeriesTensors], torch.Tensor]
 
 
 @dataclass
@@ -47,9 +50,6 @@ class StageSettings:
         Pretraining only: share of the values masked and mean length of a masked run.
     lr_schedule : {"constant", "cosine"}
         ``"cosine"``: the learning rate of epoch e (from 0) is ``lr * (1 + cos(pi * e / max_epochs)) / 2``.
-    before_epoch : callable or None
-        Called before every epoch (the estimators follow the machine's load with it,
-        :class:`eadct.runtime.TorchThreads`).
     average_epochs : int or None
         Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
         ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
@@ -108,7 +108,6 @@ class StageSettings:
     mask_ratio: float = 0.15
     mask_length: float = 3.0
     lr_schedule: str = "constant"
-    before_epoch: Callable[[], None] | None = None
     average_epochs: int | None = None
     average_batch_norm: str = "mean"
     average_decay: float | None = None
@@ -191,12 +190,20 @@ def run_stage(
     history: list[dict],
     checkpointer: Checkpointer | None = None,
     resume: dict | None = None,
+    outputs: Outputs | None = None,
 ) -> None:
     """Train ``parameters`` of ``network`` for one stage (``name``, recorded in ``history``) and leave it at
     its best epoch: the lowest key of ``evaluate(network, valid) -> (metrics, key)``, or of the training
     loss without validation data. ``step_loss(network, x, valid, y)`` is one batch's loss. The state after
     every epoch goes to ``checkpointer``; a run killed at any point and started again with ``resume`` (its
     checkpoint) ends with exactly the weights of an uninterrupted one.
+
+    An epoch that diverges (:data:`DIVERGED_FACTOR`, or weights that end not finite) stops the stage, recorded
+    with ``diverged=True`` (and ``non_finite=True`` for a NaN or inf loss or weights); the stage
+    then keeps the state it would have kept (its average, else its best epoch), or the best epoch where the
+    average is not finite, provided the state's ``outputs(network, train)`` are all finite (its weights, without
+    ``outputs``), and names it in the record's ``kept``; with no such state, a :class:`TrainingDivergedError`
+    that names the stage, the epoch, ``lr`` and ``clip_grad_norm``.
     """
     settings = settings.capped(len(train))
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
@@ -205,15 +212,16 @@ def run_stage(
     first_averaged = settings.max_epochs - (settings.average_epochs or 0)
     epochs = tqdm(range(progress.epoch, settings.max_epochs), desc=name, disable=not settings.verbose,
                   initial=progress.epoch, total=settings.max_epochs, leave=True)  # fmt: skip
+    diverged = None
     for epoch in epochs:
         if patience is not None and progress.bad_epochs >= patience:
             break
-        if settings.before_epoch is not None:
-            settings.before_epoch()
         tic = time.perf_counter()
-        loss = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
-        if not math.isfinite(loss):
-            history.append(_non_finite(name, epoch, loss, progress, settings))
+        loss, first = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
+        if progress.start_loss is None:
+            progress.start_loss = first
+        if diverged := diverged_record(name, epoch, loss, progress.start_loss, finite_state(network.state_dict())):
+            history.append(diverged)
             break
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
         _select(network, progress, record, evaluate, valid, settings)
@@ -228,7 +236,7 @@ def run_stage(
                                "optimizer": optimizer.state_dict(), "history": list(history),
                                "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
-    _keep(network, progress, settings, step_loss, train)
+    _keep(network, progress, settings, step_loss, train, diverged, outputs, history)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
@@ -254,15 +262,40 @@ def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, val
         network.load_state_dict(trained)
 
 
-def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step_loss, train) -> None:
+def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step_loss, train, diverged=None,
+          outputs: Outputs | None = None, history: list[dict] | None = None) -> None:  # fmt: skip
     """Leave ``network`` in eval mode with the weights the stage keeps: the average of its last epochs
     (``settings.average_epochs``; BatchNorm statistics measured again with ``average_batch_norm="recompute"``),
-    else its best epoch."""
-    kept = progress.average(network) if settings.average_epochs else None
-    if kept is not None or progress.best_state is not None:
-        network.load_state_dict(kept if kept is not None else progress.best_state)
+    else its best epoch. After a divergence (``diverged``, its record), the first of those two whose outputs on
+    ``train`` are finite, named in ``diverged["kept"]``; a :class:`TrainingDivergedError` where neither is."""
+    averaged = progress.average(network) if settings.average_epochs else None
+    if diverged is None:
+        if averaged is not None or progress.best_state is not None:
+            _load_kept(network, averaged if averaged is not None else progress.best_state, averaged is not None,
+                       settings, step_loss, train)  # fmt: skip
+        network.eval()
+        return
+    best = [r["epoch"] for r in history or () if r["stage"] == diverged["stage"] and r.get("best")]
+    first_averaged = max(1, settings.max_epochs - (settings.average_epochs or 0) + 1)
+    candidates = [
+        (averaged, True, f"the average of its epochs {first_averaged} to {first_averaged + progress.averaged - 1}"),
+        (progress.best_state, False, f"epoch {best[-1]}" if best else "its best earlier epoch"),
+    ]
+    for state, is_average, label in candidates:
+        if state is None or not finite_state(state):
+            continue
+        _load_kept(network, state, is_average, settings, step_loss, train)
+        if outputs is None or finite_outputs(network, train, outputs):
+            diverged["kept"] = label
+            return
+    earlier = any(state is not None for state, _, _ in candidates)
+    raise TrainingDivergedError(divergence_message(diverged, settings.lr, settings.clip_grad_norm, earlier=earlier))
+
+
+def _load_kept(network: nn.Module, state: dict, is_average: bool, settings, step_loss, train) -> None:
+    network.load_state_dict(state)
     network.eval()
-    if kept is not None and settings.average_batch_norm == "recompute":
+    if is_average and settings.average_batch_norm == "recompute":
         recompute_batch_norm(network, step_loss, train, settings)
 
 
@@ -289,18 +322,6 @@ def recompute_batch_norm(network: nn.Module, step_loss: StepLoss, train: SeriesT
     network.eval()
 
 
-def _non_finite(name: str, epoch: int, loss: float, progress: _Progress, settings: StageSettings) -> dict:
-    """The record of an epoch whose loss was NaN or inf: the stage stops there and keeps its best earlier epoch;
-    a FloatingPointError naming the epoch and the likely fixes when no earlier epoch had a finite loss."""
-    if progress.best_state is None:
-        raise FloatingPointError(
-            f"The {name} loss became {loss} in epoch {epoch + 1}, before any epoch had a finite loss, so there are "
-            f"no weights to keep. Lower the learning rate (lr={settings.lr:g}), keep clip_grad_norm set "
-            f"(now {settings.clip_grad_norm}), or look for extreme values in X."
-        )
-    return {"stage": name, "epoch": epoch + 1, "train_loss": loss, "non_finite": True, "best": False}
-
-
 def _resume(resume: dict, network, optimizer, generator, history: list[dict]) -> _Progress:
     """Put the network, optimizer, generators and history back to a checkpoint's; its progress."""
     network.load_state_dict(resume["network"])
@@ -308,16 +329,17 @@ def _resume(resume: dict, network, optimizer, generator, history: list[dict]) ->
     history[:] = resume["history"]
     set_rng_state(generator, resume["rng"])
     return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"],
-                     resume.get("average_sum"), resume.get("averaged", 0), resume.get("moving_sum"))  # fmt: skip
+                     resume.get("average_sum"), resume.get("averaged", 0), resume.get("moving_sum"),
+                     resume.get("start_loss"))  # fmt: skip
 
 
 def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
     """Epoch ``epoch`` (from 0): one pass over ``train`` in shuffled batches at the schedule's learning
-    rate; returns the mean training loss."""
+    rate; returns the mean training loss and the loss of its first batch (before its step)."""
     for group in optimizer.param_groups:
         group["lr"] = settings.lr_at(epoch)
     network.train()
-    total, count = 0.0, 0
+    total, count, first = 0.0, 0, None
     for index in batch_indices(len(train), settings.batch_size, generator):
         x, mask, y = train.batch(index)
         before = generator.get_state() if settings.sam_rho else None
@@ -335,9 +357,11 @@ def _train_epoch(network, optimizer, parameters, step_loss, train, settings, gen
         if settings.clip_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
         optimizer.step()
-        total += float(loss.detach()) * len(index)
+        value = float(loss.detach())
+        first = value if first is None else first
+        total += value * len(index)
         count += len(index)
-    return total / max(count, 1)
+    return total / max(count, 1), first
 
 
 @dataclass
@@ -351,6 +375,7 @@ class _Progress:
     average_sum: dict | None = None
     averaged: int = 0
     moving_sum: dict | None = None
+    start_loss: float | None = None  # the stage's first batch's loss, before any step (DIVERGED_FACTOR)
 
     def update(self, key: tuple, network: nn.Module, epoch: int) -> bool:
         """Record an epoch's selection key; returns whether it is the best so far."""
@@ -400,4 +425,4 @@ class _Progress:
     def state(self) -> dict:
         return {"epoch": self.epoch, "best_state": self.best_state, "best_key": self.best_key,
                 "bad_epochs": self.bad_epochs, "average_sum": self.average_sum, "averaged": self.averaged,
-                "moving_sum": self.moving_sum}  # fmt: skip
+                "moving_sum": self.moving_sum, "start_loss": self.start_loss}  # fmt: skip

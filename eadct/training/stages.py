@@ -63,9 +63,12 @@ def pretrain(
             loss = total / max(weight, 1.0)
             return {"valid_loss": loss}, (loss,)
 
+    def outputs(net, data):  # a diverged stage's kept state must give finite representations (run_stage)
+        return predict_outputs(net, data, settings.batch_size, "represent", settings.autocast_dtype)
+
     stage = dict(name="pretrain", parameters=_pretrained(network), step_loss=step_loss, evaluate=evaluate)
     run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
-              history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
+              history=history, checkpointer=checkpointer, resume=resume, outputs=outputs)  # fmt: skip
 
 
 def _pretrained(network) -> list:
@@ -158,9 +161,12 @@ def finetune(
             return {"valid_loss": loss, "valid_accuracy": accuracy}, (-accuracy, loss)
         return {"valid_loss": loss}, (loss,)
 
+    def outputs(net, data):  # a diverged stage's kept state must give finite outputs (run_stage)
+        return predict_outputs(net, data, settings.batch_size, autocast_dtype=settings.autocast_dtype)
+
     stage = dict(name="finetune", parameters=_finetuned(network), step_loss=step_loss, evaluate=evaluate)
     run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
-              history=history, checkpointer=checkpointer, resume=resume)  # fmt: skip
+              history=history, checkpointer=checkpointer, resume=resume, outputs=outputs)  # fmt: skip
 
 
 @torch.no_grad()
