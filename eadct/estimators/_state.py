@@ -106,7 +106,7 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], c
         raise fail(f"its fitted state lacks {', '.join(missing)}")
     for name in ("n_channels_", "n_features_in_", "n_timepoints_"):
         if not is_int(state[name]) or state[name] < 1:
-            raise fail(f"{name} must be a positive int, got {state[name]!r}")
+            raise fail(f"{name} must be a positive int, got {state[name]!r:.80}")
     if state["n_features_in_"] != state["n_channels_"]:
         raise fail(f"n_features_in_={state['n_features_in_']} differs from n_channels_={state['n_channels_']}")
     spec = state["_network_spec"]
@@ -116,10 +116,22 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], c
         raise fail("_network_spec's n_channels and max_len differ from n_channels_ and n_timepoints_")
     outputs = spec["n_outputs"]
     if (outputs is None) != (cls_name == "EADCTRepresentation") or (outputs is not None and not is_int(outputs)):
-        raise fail(f"_network_spec's n_outputs={outputs!r} does not fit a {cls_name}")
+        raise fail(f"_network_spec's n_outputs={outputs!r:.80} does not fit a {cls_name}")
     if outputs is not None and outputs < (2 if cls_name == "EADCTClassifier" else 1):
-        raise fail(f"_network_spec's n_outputs={outputs!r} is too small for a {cls_name}")
-    plan = state["memory_plan_"]
+        raise fail(f"_network_spec's n_outputs={outputs!r:.80} is too small for a {cls_name}")
+    if "_y_ndim" in state and (state["_y_ndim"] not in (1, 2) or (state["_y_ndim"] == 1 and outputs != 1)):
+        raise fail(f"_y_ndim={state['_y_ndim']!r:.80} does not fit {outputs} target(s)")
+    _check_plan(state["memory_plan_"], spec, fail)
+    _check_records(state, fail)
+    if cls_name == "EADCTRegressor" and clip_predictions and not {"target_min_", "target_max_"} <= set(state):
+        raise fail("clip_predictions is set but target_min_ and target_max_, the range it clips to, are missing")
+    if not isinstance(state["networks_"], list):
+        raise fail("networks_ must be a list of the ensemble's further members")
+    return {"C": state["n_channels_"], "O": outputs, "M": 1 + len(state["networks_"])}
+
+
+def _check_plan(plan, spec: dict, fail) -> None:
+    """``memory_plan_``: the overrides a memory plan may make, as ``_network_spec`` repeats them."""
     if not isinstance(plan, dict) or not isinstance(spec["plan"], dict):
         raise fail("memory_plan_ and _network_spec's plan must be dicts")
     for old, new in RENAMED.items():  # plans written before a parameter's rename
@@ -133,8 +145,12 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], c
         raise fail(f"memory_plan_ may only set {sorted(PLAN_KEYS)} to plain values, got keys {unknown[:3]}")
     if "batch_size" in plan and not (is_int(plan["batch_size"]) and plan["batch_size"] >= 1):
         raise fail("memory_plan_'s batch_size must be a positive int")
+
+
+def _check_records(state: dict, fail) -> None:
+    """The device, the history and the choices a fit records."""
     if not is_device(state["device_"]):
-        raise fail(f"device_ must be 'cpu', 'cuda' or 'cuda:N', got {state['device_']!r}")
+        raise fail(f"device_ must be 'cpu', 'cuda' or 'cuda:N', got {state['device_']!r:.80}")
     history = state["history_"]
     if not isinstance(history, list) or not all(
         isinstance(r, dict) and all(isinstance(k, str) and is_scalar(v) for k, v in r.items()) for r in history
@@ -146,11 +162,4 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], c
             raise fail("treatment_choice_ must be a dict of plain values")
     for name in ("input_differences_",):
         if name in state and not isinstance(state[name], bool):
-            raise fail(f"{name} must be True or False, got {state[name]!r}")
-    if "_y_ndim" in state and (state["_y_ndim"] not in (1, 2) or (state["_y_ndim"] == 1 and outputs != 1)):
-        raise fail(f"_y_ndim={state['_y_ndim']!r} does not fit {outputs} target(s)")
-    if cls_name == "EADCTRegressor" and clip_predictions and not {"target_min_", "target_max_"} <= set(state):
-        raise fail("clip_predictions is set but target_min_ and target_max_, the range it clips to, are missing")
-    if not isinstance(state["networks_"], list):
-        raise fail("networks_ must be a list of the ensemble's further members")
-    return {"C": state["n_channels_"], "O": outputs, "M": 1 + len(state["networks_"])}
+            raise fail(f"{name} must be True or False, got {state[name]!r:.80}")

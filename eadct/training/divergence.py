@@ -28,9 +28,13 @@ class TrainingDivergedError(ValueError, FloatingPointError):
     error an exploding loss raised before."""
 
 
-def finite_state(state: dict) -> bool:
-    """Whether every floating-point tensor of a network state is finite (one host sync)."""
-    checks = [torch.isfinite(v).all() for v in state.values() if v.is_floating_point()]
+def finite_state(network: nn.Module, state: dict | None = None) -> bool:
+    """Whether every parameter in ``state`` (a state dict of ``network``; default: its own) is finite (one host
+    sync). Buffers are left out: some hold infinities by design (the regressor's representation range is
+    -inf..inf until fit sets it); what they do to the outputs, :func:`finite_outputs` checks."""
+    state = network.state_dict() if state is None else state
+    parameters = {name for name, _ in network.named_parameters()}
+    checks = [torch.isfinite(v).all() for k, v in state.items() if k in parameters and v.is_floating_point()]
     return bool(torch.stack(checks).all()) if checks else True
 
 

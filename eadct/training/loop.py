@@ -192,18 +192,12 @@ def run_stage(
     resume: dict | None = None,
     outputs: Outputs | None = None,
 ) -> None:
-    """Train ``parameters`` of ``network`` for one stage (``name``, recorded in ``history``) and leave it at
-    its best epoch: the lowest key of ``evaluate(network, valid) -> (metrics, key)``, or of the training
-    loss without validation data. ``step_loss(network, x, valid, y)`` is one batch's loss. The state after
-    every epoch goes to ``checkpointer``; a run killed at any point and started again with ``resume`` (its
-    checkpoint) ends with exactly the weights of an uninterrupted one.
-
-    An epoch that diverges (:data:`DIVERGED_FACTOR`, or weights that end not finite) stops the stage, recorded
-    with ``diverged=True`` (and ``non_finite=True`` for a NaN or inf loss or weights); the stage
-    then keeps the state it would have kept (its average, else its best epoch), or the best epoch where the
-    average is not finite, provided the state's ``outputs(network, train)`` are all finite (its weights, without
-    ``outputs``), and names it in the record's ``kept``; with no such state, a :class:`TrainingDivergedError`
-    that names the stage, the epoch, ``lr`` and ``clip_grad_norm``.
+    """Train ``parameters`` of ``network`` for one stage (``name``, recorded in ``history``) and leave it at its
+    best epoch: the lowest key of ``evaluate(network, valid) -> (metrics, key)``, else of the training loss.
+    ``step_loss(network, x, valid, y)`` is one batch's loss. Every epoch's state goes to ``checkpointer``; a run
+    killed at any point and started again with ``resume`` ends with exactly the weights of an uninterrupted one.
+    A diverging epoch (:mod:`.divergence`) stops the stage, which keeps its average or best epoch if their
+    ``outputs(network, train)`` are finite (the record's ``kept``), else raises :class:`TrainingDivergedError`.
     """
     settings = settings.capped(len(train))
     optimizer = settings.optimizer(parameters, lr=settings.lr, **settings.optimizer_kwargs)
@@ -220,7 +214,7 @@ def run_stage(
         loss, first = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
         if progress.start_loss is None:
             progress.start_loss = first
-        if diverged := diverged_record(name, epoch, loss, progress.start_loss, finite_state(network.state_dict())):
+        if diverged := diverged_record(name, epoch, loss, progress.start_loss, finite_state(network)):
             history.append(diverged)
             break
         record = {"stage": name, "epoch": epoch + 1, "train_loss": loss, "threads": torch.get_num_threads()}
@@ -282,7 +276,7 @@ def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step
         (progress.best_state, False, f"epoch {best[-1]}" if best else "its best earlier epoch"),
     ]
     for state, is_average, label in candidates:
-        if state is None or not finite_state(state):
+        if state is None or not finite_state(network, state):
             continue
         _load_kept(network, state, is_average, settings, step_loss, train)
         if outputs is None or finite_outputs(network, train, outputs):
