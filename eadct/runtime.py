@@ -81,13 +81,15 @@ def resolve_threads(n_jobs, limit: int) -> int:
     ``torch.set_num_threads`` lowers), and no more than :func:`available_cores` (the CPU affinity and any
     container quota). It reads only this setting of the process, never the machine's load, so the same call in
     the same environment always gets the same count, and with it the same rounding and the same results. A
-    positive int: that many; -1: every available core; -2: all but one, and so on.
+    positive int: that many, and no more than :func:`available_cores` (intra-op threads beyond the cores only
+    contend; and a model fitted with ``n_jobs=64``, or a file that says ``n_jobs=10**6``, must not start that many
+    threads here); -1: every available core; -2: all but one, and so on.
     """
     if n_jobs is None:
         return max(1, min(limit, available_cores()))
     if n_jobs < 0:
         return max(1, available_cores() + 1 + n_jobs)
-    return int(n_jobs)
+    return min(int(n_jobs), available_cores())
 
 
 class TorchThreads:

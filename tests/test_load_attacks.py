@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from conftest import TINY, make_panel
 from crafted_models import crafted_files
 
@@ -112,3 +113,22 @@ def test_a_loaded_model_never_writes_where_the_file_says(panel, tmp_path):
         restored = eadct.load(eadct.save(est, tmp_path / "m.safetensors"))
     assert restored.checkpoint_path is None
     np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+
+
+def test_a_file_that_asks_for_a_million_threads_predicts_on_this_machines_cores(fitted_classifier, panel, tmp_path):
+    """``n_jobs=10**6`` is a valid int setting, so it loads; before the cap, the first predict aborted the process
+    (libgomp could not allocate a million threads' state). Now the call runs on at most the usable cores."""
+    from crafted_models import read, write
+
+    from eadct.runtime import available_cores
+
+    X, _ = panel
+    header, tensors = read(eadct.save(fitted_classifier, tmp_path / "m.safetensors"))
+    header["state"]["n_jobs"] = 10**6
+    restored = eadct.load(write(tmp_path / "threads.safetensors", tensors, json.dumps(header)))
+    seen = []
+    original = torch.set_num_threads
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch, "set_num_threads", lambda n: (seen.append(n), original(n))[1])
+        np.testing.assert_array_equal(restored.predict(X), fitted_classifier.predict(X))
+    assert seen and max(seen) <= available_cores()

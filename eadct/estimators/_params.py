@@ -310,8 +310,8 @@ _OTHER = {
         "    (``torch.get_num_threads()``, which ``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS`` and a\n"
         "    joblib worker's share lower), at most the cores the process may use (CPU affinity, container\n"
         "    quota); never the machine's momentary load, so the same call in the same environment gives the same\n"
-        "    result. An int: joblib's meaning (k threads; -1 all cores; -2 all but one). Results can differ in\n"
-        "    the last float digits between thread counts (docs/threads.md).",
+        "    result. An int: joblib's meaning (k threads, at most the cores; -1 all cores; -2 all but one).\n"
+        "    Results can differ in the last float digits between thread counts (docs/threads.md).",
     ),
     "precision": Param(
         "auto",
