@@ -147,9 +147,10 @@ def main(argv=None) -> int:
 
 
 def _threads_text(used: list[int]) -> str:
-    if len(used) == 1:
-        return f"{used[0]} thread{'s' if used[0] > 1 else ''}"
-    return f"{used[0]}-{used[-1]} threads: fewer while other processes were running, so the score may differ"
+    """The threads of the fit: one count per call since n_jobs stopped following the load (several only if the
+    count was changed from outside between the fit's stages)."""
+    counts = "-".join(str(n) for n in (used[0], used[-1])[: len(set(used))])
+    return f"{counts} thread{'s' if used[-1] > 1 else ''}"
 
 
 if __name__ == "__main__":
