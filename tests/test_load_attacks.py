@@ -132,3 +132,30 @@ def test_a_file_that_asks_for_a_million_threads_predicts_on_this_machines_cores(
         patch.setattr(torch, "set_num_threads", lambda n: (seen.append(n), original(n))[1])
         np.testing.assert_array_equal(restored.predict(X), fitted_classifier.predict(X))
     assert seen and max(seen) <= available_cores()
+
+
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        ({"dilation_per_layer": True}, "pad each series by 262144 steps"),
+        ({"n_timepoints_": 2**40, "max_len": 2**40}, "series of 1099511627776 steps"),
+        (
+            {"attention_downsample": "auto", "attention_tokens": 1, "n_timepoints_": 2**20, "max_len": 2**20},
+            "windows of",
+        ),
+    ],
+)
+def test_work_that_no_weight_accounts_for_is_bounded(panel, tmp_path, edit, message):
+    """A network whose weights do not depend on its length (sinusoidal positions) or its dilations: a file could
+    declare a fitted length of 2**40 steps, or dilations doubling over 18 layers, with the weights of a real fit,
+    and the first predict would ask for hundreds of gigabytes. Each is refused at load, against fixed bounds."""
+    from crafted_models import read, write
+
+    X, y = panel
+    est = EADCTClassifier(**{**TINY, "d_model": 8, "n_blocks": 9, "positional_encoding": "sinusoidal"}).fit(X, y)
+    header, tensors = read(eadct.save(est, tmp_path / "m.safetensors"))
+    for key, value in edit.items():
+        target = header["state"]["_network_spec"] if key == "max_len" else header["state"]
+        target[key] = value
+    with pytest.raises(ValueError, match=message):
+        eadct.load(write(tmp_path / "edited.safetensors", tensors, json.dumps(header)))

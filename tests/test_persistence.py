@@ -269,3 +269,16 @@ def test_float_and_negative_labels_round_trip(panel, tmp_path):
         restored = eadct.load(eadct.save(est, tmp_path / "m.safetensors"))
         np.testing.assert_array_equal(restored.predict(X), est.predict(X))
         assert restored.classes_.dtype == est.classes_.dtype
+
+
+def test_a_model_fitted_on_a_device_this_machine_lacks_loads_on_the_cpu(saved, tmp_path, panel):
+    """device_ "cuda:7" (a GPU this machine does not have, or no GPU at all): the networks go to the CPU; an
+    explicit device= that this machine lacks is refused instead."""
+    X, _ = panel
+    bad = _rewrite_header(saved, tmp_path / "gpu.safetensors", lambda h: h["state"].update({"device_": "cuda:7"}))
+    restored = eadct.load(bad)
+    assert restored.device_ == "cpu" and next(restored.network_.parameters()).device.type == "cpu"
+    np.testing.assert_array_equal(restored.predict(X), eadct.load(saved).predict(X))
+    if not torch.cuda.is_available() or torch.cuda.device_count() < 8:
+        with pytest.raises(ValueError, match="no such device"):
+            eadct.load(saved, device="cuda:7")

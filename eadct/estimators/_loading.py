@@ -50,10 +50,13 @@ def estimator_from_state(cls: type, state: dict, file, fail: Callable[[str], Exc
     return estimator
 
 
-#: The most steps a loaded network's dilated convolutions may pad a series by, beyond the length it was fitted on:
-#: a fit never needs a dilation beyond its series (the taps there read only zeros), but a file could declare one
-#: that makes every predict allocate gigabytes (12 blocks with the dilation doubling per layer: 2**24 steps).
-MAX_PADDING = 2**16
+#: Bounds on what no weight of a loaded network accounts for but every predict pays, per series (float32 values
+#: of the network's width): the length it was fitted on (``n_timepoints_``; the learned positional table bounds
+#: it, but a sinusoidal one does not), the steps its dilated convolutions pad a series by (a fit never needs a
+#: dilation beyond its series: the taps there read only zeros; 12 blocks whose dilation doubles with every layer
+#: pad by 2**24) and the window attention pools its tokens over (each series is padded to a multiple of it).
+#: Each is far above any fit docs/long_series.md measures (series of up to 10**4 steps).
+MAX_STEPS, MAX_PADDING, MAX_DOWNSAMPLE = 2**22, 2**16, 2**13
 #: How deep a setting's JSON may nest (a model's settings nest a few levels).
 MAX_DEPTH = 32
 #: A model file's tensor dtypes (safetensors' names): torch's dtype, numpy's kind, bytes per value.
@@ -278,6 +281,20 @@ def device_here(device: str) -> str:
     return device if torch.cuda.is_available() and index < torch.cuda.device_count() else "cpu"
 
 
+def _check_work(shaped: torch.nn.Module, fail) -> None:
+    """The padding of the dilated convolutions and the pooling window of attention in the network (on "meta"),
+    against :data:`MAX_PADDING` and :data:`MAX_DOWNSAMPLE`: no weight depends on them, every predict pays them."""
+    padding = max((getattr(m, "left_pad", 0) for m in shaped.modules()), default=0)
+    if padding > MAX_PADDING:
+        raise fail(
+            f"its convolutions pad each series by {padding} steps, more than {MAX_PADDING} (dilations that large "
+            "read only zeros); refit with fewer blocks or dilation_per_layer=False"
+        )
+    window = max((m.downsample for m in shaped.modules() if isinstance(getattr(m, "downsample", None), int)), default=1)
+    if window > MAX_DOWNSAMPLE:
+        raise fail(f"its attention pools tokens over windows of {window} steps, more than {MAX_DOWNSAMPLE}")
+
+
 def _networks(estimator, members: list[dict], file, fail) -> list:
     """Each member's network, built from the estimator's settings once its weights were checked against the
     network those settings declare: shapes and dtypes from the file's header against a network built on torch's
@@ -291,6 +308,8 @@ def _networks(estimator, members: list[dict], file, fail) -> list:
     non_empty = min(sum(math.prod(file.info[ref.name][1]) > 0 for ref in m.values()) for m in members)
     if config.n_blocks > non_empty:  # every block has weights: a bound before building anything
         raise fail(f"it declares {settings}, more blocks than the {non_empty} non-empty tensors of a network hold")
+    if spec["max_len"] > MAX_STEPS:
+        raise fail(f"it declares series of {spec['max_len']} steps in fit, more than {MAX_STEPS}")
     downsample = config.attention_downsample
     if isinstance(downsample, int) and downsample > max(1, spec["max_len"]):
         raise fail(f"attention_downsample={downsample} exceeds the {spec['max_len']} steps it was fitted on")
@@ -299,13 +318,7 @@ def _networks(estimator, members: list[dict], file, fail) -> list:
             shaped = estimator._build_network(**spec)
     except (ValueError, TypeError, RuntimeError, ArithmeticError) as err:
         raise fail(f"its settings do not build a network ({type(err).__name__}: {short_text(err)})") from None
-    padding = max((getattr(m, "left_pad", 0) for m in shaped.modules()), default=0)
-    if padding > max(MAX_PADDING, spec["max_len"]):
-        raise fail(
-            f"its convolutions pad each series by {padding} steps, more than {MAX_PADDING} and the {spec['max_len']} "
-            "steps it was fitted on (dilations that large read only zeros); refit with fewer blocks or "
-            "dilation_per_layer=False"
-        )
+    _check_work(shaped, fail)
     expected = {k: (v.dtype, tuple(v.shape)) for k, v in shaped.state_dict().items()}
     need = sum(t.numel() * t.element_size() for t in (*shaped.parameters(), *shaped.buffers()))
     for i, member in enumerate(members):
