@@ -1,7 +1,7 @@
 """Which torch operations round differently with another number of threads, in eadct's fits (docs/threads.md).
 
     python benchmarks/thread_rounding.py                 # sktime's test settings, 1 against 2 threads
-    python benchmarks/thread_rounding.py --threads 1 16  # 16 threads (oversubscribed where fewer cores)
+    python benchmarks/thread_rounding.py --threads 1 16  # 16 threads, or every usable core where fewer
 
 Each row fits one configuration twice with the same ``random_state``, once per thread count, on sktime's test
 scenario data (10 series), with every torch operation of the fit logged (a ``TorchDispatchMode``): an operation

@@ -4,6 +4,7 @@ Command line: ``python -m eadct.tables run table2 --profile quick --data-dir ../
 ``python -m eadct.tables report table2 --profile quick``. See docs/tables.md.
 """
 
+from ._backends import BackendUnavailable
 from ._config import ModelSpec, Profile, TableConfig, TableConfigError, available_tables, load_table
 from ._data import score, subset
 from ._keys import REFERENCE_DEFAULTS
@@ -11,10 +12,12 @@ from ._minirocket import fit_minirocket
 from ._report import ReportNotReplaced, build_report, collect_results
 from ._runner import load_data, result_path, run_table, run_unit
 from ._search import ties_by_index
-from ._store import append_jsonl, read_jsonl
+from ._store import FolderBusy, append_jsonl, read_jsonl
 
 __all__ = [
     "REFERENCE_DEFAULTS",
+    "BackendUnavailable",
+    "FolderBusy",
     "ModelSpec",
     "Profile",
     "ReportNotReplaced",

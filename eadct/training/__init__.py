@@ -3,6 +3,7 @@
 from .augment import augment_magnitude, augment_mask, augment_window_slice, mixup_batch
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices, length_sorted_batches
+from .divergence import TrainingDivergedError
 from .loop import StageSettings, autocast, run_stage
 from .masking import make_geometric_mask, masked_mse
 from .stages import REGRESSION_LOSSES, finetune, predict_outputs, pretrain, train_two_stage
@@ -12,6 +13,7 @@ __all__ = [
     "Checkpointer",
     "SeriesTensors",
     "StageSettings",
+    "TrainingDivergedError",
     "augment_magnitude",
     "augment_mask",
     "augment_window_slice",
