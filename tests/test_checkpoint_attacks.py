@@ -377,3 +377,128 @@ def test_a_large_torch_file_that_is_not_a_checkpoint_is_refused_without_being_re
     """Its tensors are mapped while it is identified: 160 MB of weights cost far less than 100 MB of memory."""
     path = _saved({"weights": torch.ones(40 * 2**20)}, tmp_path / "big_model.pt")
     _attack(path, real, "without a checkpoint's fingerprint and stage", tmp_path / "sentinel")
+
+
+def _running(real: dict, tmp_path: Path) -> dict:
+    return torch.load(_path(tmp_path, "r.pt", real["running.pt"]), weights_only=True)
+
+
+def test_a_torch_file_with_a_fingerprint_but_not_eadcts_entries_is_not_deleted(real, tmp_path, no_training):
+    """Only a file with eadct's signature (exactly a checkpoint's entries, versions naming eadct's) is deleted as
+    another fit's: a user's file that happens to hold a fingerprint and a stage is refused and left as it is."""
+    users = _saved({"fingerprint": "my-dataset-v2", "stage": "raw", "data": torch.arange(10)}, tmp_path / "user.pt")
+    _attack(users, real, "not an eadct checkpoint.*'data', 'fingerprint', 'stage'", tmp_path / "sentinel")
+    other = {**_running(real, tmp_path), "fingerprint": "another fit"}
+    extra_entry = _saved({**other, "notes": "mine"}, tmp_path / "extra.pt")
+    _attack(extra_entry, real, "not an eadct checkpoint", tmp_path / "sentinel")
+    odd_versions = _saved({**other, VERSIONS_KEY: {"eadct": 5}}, tmp_path / "versions.pt")
+    _attack(odd_versions, real, "not an eadct checkpoint", tmp_path / "sentinel")
+
+
+def test_shared_references_and_long_histories_are_refused(real, tmp_path, no_training):
+    """A container that appears twice (a 20000-record history of one 200-entry record is a 700 KB file and 330 MB
+    in memory), more history records than the fit's epochs can make, and records of too many entries."""
+    running = _running(real, tmp_path)
+    record = {f"k{i}": float(i) for i in range(200)}
+    cases = [
+        ("shared record", {**running, "history": [record] * 20_000}, "the same dict more than once"),
+        (
+            "long history",
+            {**running, "history": [dict(running["history"][0]) for _ in range(13)]},
+            "history holds 13 records, more than the 12",
+        ),  # fmt: skip
+        ("wide record", {**running, "history": [{**running["history"][0], **record}]}, "at most 32 names"),
+    ]
+    for name, state, message in cases:
+        _attack(_saved(state, tmp_path / f"{name}.pt"), real, f"cannot be resumed.*{message}", tmp_path / "sentinel")
+
+
+def test_odd_history_records_are_refused_naming_the_file(real, tmp_path, no_training):
+    """Records that would pass and then crash after the restore (in the divergence warnings) without naming it."""
+    running = _running(real, tmp_path)
+    good = running["history"][0]
+    cases = [
+        ("no stage", {"diverged": True}, "stage is None"),
+        ("huge loss", {**good, "train_loss": 10**400}, "not a record"),
+        ("text loss", {**good, "train_loss": "x"}, "train_loss is 'x', not a float"),
+        ("int loss", {**good, "train_loss": 1}, "train_loss is 1, not a float"),
+        ("text epoch", {**good, "epoch": "1"}, "epoch is '1', not a count"),
+        ("other stage", {**good, "stage": "evil"}, "stage is 'evil'"),
+        ("reference", {**good, "diverged": True, "reference_loss": None}, "reference_loss is None"),
+        ("huge int", {**good, "threads": 2**64}, "not a record"),
+    ]
+    for name, record, message in cases:
+        path = _saved({**running, "history": [record]}, tmp_path / f"{name}.pt")
+        _attack(path, real, f"cannot be resumed.*{re.escape(message)}", tmp_path / "sentinel")
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
+def test_meta_and_nested_tensors_are_refused(real, tmp_path, no_training):
+    running = _running(real, tmp_path)
+    name0 = next(iter(running["network"]))
+    like = running["network"][name0]
+    meta = {**running["network"], name0: torch.empty(like.shape, dtype=like.dtype, device="meta")}
+    nested = torch.nested.nested_tensor([torch.zeros(5056, dtype=torch.uint8)])
+    cases = [
+        ("meta", {**running, "network": meta}, "network entry .* meta tensor, not a dense tensor"),
+        ("nested", {**running, "rng": {**running["rng"], "cpu": nested}}, "rng cpu state is a nested tensor"),
+    ]
+    for name, state, message in cases:
+        _attack(_saved(state, tmp_path / f"{name}.pt"), real, f"cannot be resumed.*{message}", tmp_path / "sentinel")
+
+
+def test_a_symlink_swapped_in_for_the_temporary_file_is_not_written_through(tmp_path, monkeypatch):
+    """The state is written to the file ``mkstemp`` opened, not to whatever its name points to afterwards."""
+    from eadct.training import checkpoint
+
+    victim = _path(tmp_path, "victim.txt", b"precious")
+    original = checkpoint.tempfile.mkstemp
+
+    def swapped(*args, **kwargs):
+        fd, name = original(*args, **kwargs)
+        os.remove(name)
+        os.symlink(victim, name)
+        return fd, name
+
+    monkeypatch.setattr(checkpoint.tempfile, "mkstemp", swapped)
+    checkpoint.Checkpointer(tmp_path / "fit.pt", "fp").save({"stage": "pretrain", "network": {}})
+    assert victim.read_bytes() == b"precious"
+
+
+@pytest.mark.parametrize("problem", ["parent is a file", "name too long", "NUL byte", "read-only folder"])
+def test_a_checkpoint_path_that_cannot_be_written_is_refused_before_training(problem, tmp_path, no_training):
+    if problem == "read-only folder" and os.geteuid() == 0:
+        pytest.skip("root writes in a read-only folder")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    path = {
+        "parent is a file": _path(tmp_path, "afile", b"x") / "fit.pt",
+        "name too long": folder / ("x" * 250 + ".pt"),
+        "NUL byte": folder / "fit\x00.pt",
+        "read-only folder": folder / "fit.pt",
+    }[problem]
+    folder.chmod(0o555 if problem == "read-only folder" else 0o755)
+    X, y = make_panel(n=20)
+    try:
+        with pytest.raises(ValueError, match="cannot be written") as info:
+            EADCTClassifier(**PARAMS, checkpoint_path=str(path)).fit(X, y)
+    finally:
+        folder.chmod(0o755)
+    assert repr(str(path)) in str(info.value) and "Choose another checkpoint_path" in str(info.value)
+    assert sorted(p.name for p in folder.iterdir()) == []  # the trial file is removed
+
+
+def test_a_member_file_of_another_seed_is_replaced_not_resumed(tmp_path):
+    """An ensemble's member file holds the fit's seed; one of a fit with another seed (random_state=None draws one
+    per fit) is another fit's: deleted with a warning, and the member trains afresh with this fit's seed."""
+    X, y = make_panel(n=20)
+    params = {**PARAMS, "n_estimators": 2, "random_state": 0, "checkpoint_path": str(tmp_path / "fit.pt")}
+    first = EADCTClassifier(**params).fit(X, y)
+    member = tmp_path / "fit.pt.member1"
+    state = torch.load(member, weights_only=True)
+    seed = state["seed"]
+    _saved({**state, "seed": seed + 1}, member)
+    with pytest.warns(UserWarning, match=rf"member1 was written with another seed \({seed + 1}; this fit's is {seed}"):
+        again = EADCTClassifier(**params).fit(X, y)
+    assert torch.load(member, weights_only=True)["seed"] == seed
+    np.testing.assert_allclose(again.predict_proba(X), first.predict_proba(X), rtol=1e-5, atol=1e-6)

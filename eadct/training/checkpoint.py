@@ -26,6 +26,10 @@ STAGES = ("pretrain", "finetune")
 #: What the ValueError about a checkpoint file tells the user to do.
 _FIX = "Delete the file (the fit then starts afresh) or choose another checkpoint_path."
 _PLAIN = (type(None), bool, int, float, str)
+#: At most this many entries in a history record, and this many records per epoch the fit's stages can train.
+_RECORD_KEYS, _RECORDS_PER_EPOCH = 32, 2
+#: At most this many history records where the stages are not known (the checks before any network is built).
+_MAX_RECORDS = 2**20
 
 
 class Checkpointer:
@@ -58,9 +62,11 @@ class Checkpointer:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         state = {**state, **self.extra, "fingerprint": self.fingerprint, VERSIONS_KEY: model_versions()}
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        os.close(fd)
         try:
-            torch.save(state, tmp)
+            with os.fdopen(fd, "wb") as f:  # the file mkstemp created, not whatever the name points to by now
+                torch.save(state, f)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, self.path)
         finally:
             if os.path.exists(tmp):
@@ -77,7 +83,9 @@ class Checkpointer:
         data, damaged, or data of another kind) is a ValueError naming it: it is never overwritten. An eadct
         checkpoint of another fit (another fingerprint) or of another eadct version is deleted with a message
         through ``warn`` (this fit's own checkpoint takes its place), and None is returned; one written before
-        checkpoints recorded versions counts as this version's. A checkpoint of this fit is checked before it is
+        checkpoints recorded versions counts as this version's. With ``network`` (the restore, where ``extra`` holds
+        the fit's own values: an ensemble's member files hold the fit's seed), one whose ``extra`` values differ
+        is another fit's too. A checkpoint of this fit is checked before it is
         returned: its entries, and with ``network`` every tensor's name, shape and dtype against the network's
         state; with ``stages`` (stage name -> (its settings, or None where this fit does not run it; a function
         from the network to the parameters that stage's optimizer updates)) its optimizer state against a fresh
@@ -86,6 +94,7 @@ class Checkpointer:
         restored. The returned tensors are copies in memory, not views of the file.
         """
         state = self._read()
+        self._check_writable()
         if state is None:
             return None
         written, here = _eadct_version(state), model_versions()["eadct"]
@@ -94,14 +103,22 @@ class Checkpointer:
         elif written is not None and written != here:  # None: written before checkpoints recorded versions
             reason = (f"was written by eadct {written} and this is eadct {here}; a fit is resumed only by the "
                       "version that began it")  # fmt: skip
+        elif network is not None and (other := _other_extra(state, self.extra)):
+            reason = (f"was written with another {other} ({state[other]!r}; this fit's is {self.extra[other]!r}), "
+                      "so it belongs to another fit")  # fmt: skip
         else:
             reason = None
+        if reason is not None and not _signed(state, self.extra):
+            entries = ", ".join(sorted(map(_shown, state))[:6])
+            del state
+            raise _stranger(self.path, f"it holds entries ({entries}) that are not those of an eadct checkpoint")
         if reason is not None:
             del state  # unmap the file before deleting it
             self.warn(f"Checkpoint {self.path} {reason}, so it is deleted and this fit starts afresh.")
             self.remove()
             return None
-        problem = _problem(state, self.extra, network, stages) or _too_large(state, self.path.stat().st_size)
+        problem = _problem(state, self.extra, network, stages, _history_limit(stages))
+        problem = problem or _too_large(state, self.path.stat().st_size)
         if problem is None:
             return _copied(state)
         del state
@@ -110,6 +127,23 @@ class Checkpointer:
     def remove(self) -> None:
         if self.path.exists():
             self.path.unlink()
+
+    def _check_writable(self) -> None:
+        """A ValueError naming the path where no checkpoint can be written there (a read-only folder, a parent that
+        is a file, a name too long for the temporary file written beside it, a NUL byte): found before any
+        training, not after its first epoch. A missing folder is created, as the first save would."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
+            os.close(fd)
+            os.remove(tmp)
+        except (OSError, ValueError) as err:  # ValueError: a NUL byte in the path
+            why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise ValueError(
+                f"checkpoint_path {str(self.path)!r} cannot be written: trying to write a file in its folder gave "
+                f"{type(err).__name__}: {why}. Choose another checkpoint_path (in a writable folder, with a file "
+                "name shorter than 240 characters)."
+            ) from None
 
     def _read(self) -> dict | None:
         """The file's state, its tensors mapped from the file rather than read (a large file that is not a
@@ -127,10 +161,47 @@ class Checkpointer:
                 if isinstance(state, dict) and isinstance(state.get("fingerprint"), str) and "stage" in state:
                     return state
                 why = f"it holds a {type(state).__name__} without a checkpoint's fingerprint and stage"
-        raise ValueError(
-            f"checkpoint_path {str(self.path)!r} is an existing file that is not an eadct checkpoint ({why}), and a "
-            f"fit does not overwrite it. Delete the file or choose another checkpoint_path."
-        )
+        raise _stranger(self.path, why)
+
+
+def _stranger(path: Path, why: str) -> ValueError:
+    """The error about a file at ``path`` that is not an eadct checkpoint (``why``)."""
+    return ValueError(
+        f"checkpoint_path {str(path)!r} is an existing file that is not an eadct checkpoint ({why}), and a "
+        f"fit does not overwrite it. Delete the file or choose another checkpoint_path."
+    )
+
+
+def _checkpoint_keys(extra: dict, running: bool) -> set:
+    """The entries of a checkpoint (besides its versions) of a finished or a ``running`` stage."""
+    keys = {"stage", "stage_done", "network", "history", "rng", "fingerprint", *extra}
+    return keys | _progress_keys() | {"optimizer"} if running else keys
+
+
+def _signed(state: dict, extra: dict) -> bool:
+    """Whether ``state`` carries eadct's signature, so that it may be deleted when another fit or version wrote
+    it: exactly a checkpoint's entries (of a running or a finished stage) and versions naming an eadct version
+    (or, written before checkpoints recorded versions, none)."""
+    keys = state.keys() - {VERSIONS_KEY}
+    if keys != _checkpoint_keys(extra, False) and keys != _checkpoint_keys(extra, True):
+        return False
+    versions = state.get(VERSIONS_KEY, {"eadct": ""})
+    return isinstance(versions, dict) and isinstance(versions.get("eadct"), str)
+
+
+def _other_extra(state: dict, extra: dict) -> str | None:
+    """The first entry of ``extra`` that ``state`` holds with the same type and another value, or None."""
+    return next((k for k, v in extra.items() if type(state.get(k)) is type(v) and state[k] != v), None)
+
+
+def _history_limit(stages) -> int:
+    """The most history records a checkpoint may hold: a few per epoch that the fit's ``stages`` can train (at most
+    ``max_epochs``, or ``min_steps`` where that raises it: ``StageSettings.capped``), and one more per stage."""
+    if stages is None:
+        return _MAX_RECORDS
+    stages = [settings for settings, _ in stages.values() if settings is not None]
+    epochs = sum(max(s.max_epochs, s.min_steps or 0) + 1 for s in stages)
+    return _RECORDS_PER_EPOCH * epochs
 
 
 def _not_a_torch_archive(path: Path) -> str | None:
@@ -167,14 +238,14 @@ def _eadct_version(state: dict) -> str | None:
     return written if isinstance(written, str) else None
 
 
-def _problem(state: dict, extra: dict, network: nn.Module | None, stages) -> str | None:
+def _problem(state: dict, extra: dict, network: nn.Module | None, stages, max_records: int) -> str | None:
     """What makes ``state`` (of this fit) unfit to resume, or None."""
+    if problem := _shared_problem(state):
+        return problem
     if not isinstance(state.get("stage_done", False), bool):
         return f"its stage_done is {_shown(state['stage_done'])}, not True or False"
     running = state.get("stage_done") is False
-    expected = {"stage", "stage_done", "network", "history", "rng", "fingerprint", *extra}
-    if running:
-        expected |= {*_progress_keys(), "optimizer"}
+    expected = _checkpoint_keys(extra, running)
     missing, unknown = expected - state.keys(), state.keys() - expected - {VERSIONS_KEY}
     if missing:
         return f"it lacks the entries {sorted(missing)}"
@@ -192,7 +263,7 @@ def _problem(state: dict, extra: dict, network: nn.Module | None, stages) -> str
     like = None if network is None else network.state_dict()
     problem = (
         _tensors_problem("network", state["network"], like)
-        or _history_problem(state["history"])
+        or _history_problem(state["history"], max_records)
         or _rng_problem(state["rng"])
     )
     if problem or not running:
@@ -253,15 +324,56 @@ def _tensors_problem(name: str, tensors, like: dict | None, float64: bool = Fals
     return None
 
 
-def _history_problem(history) -> str | None:
+def _shared_problem(state: dict) -> str | None:
+    """A non-empty dict, list or tuple that appears more than once in ``state`` (tensors aside): a checkpoint
+    holds none, and a file crafted with shared references multiplies its size in memory (and on disk once saved
+    again)."""
+    seen, stack = set(), [state]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, (dict, list, tuple)) and len(value):
+            if id(value) in seen:
+                return f"it holds the same {type(value).__name__} more than once, which a checkpoint never does"
+            seen.add(id(value))
+            stack.extend(value.values() if isinstance(value, dict) else value)
+    return None
+
+
+def _history_problem(history, max_records: int) -> str | None:
     if not isinstance(history, list):
         return f"its history is {_shown(history)}, not a list of records"
+    if len(history) > max_records:
+        return f"its history holds {len(history)} records, more than the {max_records} this fit's epochs can make"
     for record in history:
-        if not isinstance(record, dict) or not all(
-            isinstance(k, str) and isinstance(v, _PLAIN) for k, v in record.items()
-        ):
-            return f"its history holds {_shown(record)}, not a record of names and numbers"
+        if problem := _record_problem(record):
+            return problem
     return None
+
+
+def _record_problem(record) -> str | None:
+    """What is wrong with a history record: a record is a dict of at most :data:`_RECORD_KEYS` names and plain
+    scalars, with a stage of :data:`STAGES`, an epoch count and a float train_loss (and reference_loss)."""
+    if (
+        not isinstance(record, dict)
+        or len(record) > _RECORD_KEYS
+        or not all(isinstance(k, str) and len(k) <= 64 and _is_scalar(v) for k, v in record.items())
+    ):
+        return f"its history holds {_shown(record)}, not a record of at most {_RECORD_KEYS} names and numbers"
+    if record.get("stage") not in STAGES:
+        return f"its history holds a record whose stage is {_shown(record.get('stage'))}, not one of {list(STAGES)}"
+    if type(record.get("epoch")) is not int or record["epoch"] < 0:
+        return f"its history holds a record whose epoch is {_shown(record.get('epoch'))}, not a count"
+    for name in ("train_loss", "reference_loss"):
+        if (name == "train_loss" or name in record) and type(record.get(name)) is not float:
+            return f"its history holds a record whose {name} is {_shown(record.get(name))}, not a float"
+    return None
+
+
+def _is_scalar(value) -> bool:
+    """None, a bool, a float, a 64-bit int or a string of at most 1000 characters."""
+    if type(value) is int:
+        return -(2**63) <= value < 2**63
+    return type(value) in (type(None), bool, float) or (type(value) is str and len(value) <= 1000)
 
 
 def _rng_problem(rng) -> str | None:
@@ -392,7 +504,15 @@ def _copied(value):
 
 
 def _is_tensor(value) -> bool:
-    return isinstance(value, torch.Tensor) and value.layout == torch.strided and not value.is_quantized
+    """Whether ``value`` is a tensor as checkpoints hold them: a plain (not a subclass) dense tensor with its data
+    in CPU memory, not a meta (dataless), nested, sparse or quantized one."""
+    return (
+        type(value) in (torch.Tensor, nn.Parameter)
+        and value.device.type == "cpu"
+        and not value.is_nested
+        and value.layout == torch.strided
+        and not value.is_quantized
+    )
 
 
 def _kind(value):
@@ -408,8 +528,12 @@ def _is_real(value) -> bool:
 
 def _shown(value) -> str:
     """A short description of a value read from a file, for messages."""
-    if _is_tensor(value):
-        return f"a {tuple(value.shape)} {value.dtype} tensor"
+    if isinstance(value, torch.Tensor):
+        if value.is_nested:
+            return "a nested tensor"
+        kind = "" if value.device.type == "cpu" else f" {value.device.type}"
+        kind += "" if value.layout == torch.strided else f" {str(value.layout).removeprefix('torch.')}"
+        return f"a {tuple(value.shape)} {value.dtype}{kind} tensor"
     text = repr(value) if isinstance(value, _PLAIN) else f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
 
