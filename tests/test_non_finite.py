@@ -47,7 +47,7 @@ def test_a_learning_rate_of_1e3_raises_naming_the_stage_epoch_lr_and_clipping(Es
                        r"loss \(\S+\) in epoch 1: training diverged, with no earlier state of the stage to keep\. "
                        r"Lower the learning rate \(lr=1000; .*clip_grad_norm=4") as info:  # fmt: skip
         Estimator(**{**TINY, "lr": 1e3, "pretrain_epochs": pretrain_epochs}).fit(X, target)
-    assert isinstance(info.value, FloatingPointError)  # what an exploding loss raised before
+    assert isinstance(info.value, FloatingPointError)  # a FloatingPointError handler catches it too
 
 
 def test_a_loss_that_is_never_finite_raises_naming_epoch_and_fixes():

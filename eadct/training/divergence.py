@@ -25,7 +25,7 @@ class TrainingDivergedError(ValueError, FloatingPointError):
     """A training stage diverged (:data:`DIVERGED_FACTOR`) and no earlier state of it has finite outputs to keep.
 
     A ValueError, as for any setting that cannot work (the learning rate, mostly), and a FloatingPointError, the
-    error an exploding loss raised before."""
+    error numpy and Python give for floating-point overflow, so either handler catches it."""
 
 
 def finite_state(network: nn.Module, state: dict | None = None) -> bool:
