@@ -1,9 +1,10 @@
-"""The paper's configuration (MODEL_SPEC section 2), which the paper tables' profiles start every fit from."""
+"""The paper's configuration (docs/model.md, "The paper's training protocol and search space"), which the paper
+tables' profiles start every fit from."""
 
 from __future__ import annotations
 
-#: The paper's configuration (MODEL_SPEC section 2: the starting values of its search, its training
-#: protocol), for the settings where the estimators' defaults differ or might: ``EADCTClassifier(
+#: The paper's configuration (the starting values of its search, its training protocol: docs/model.md), for
+#: the settings where the estimators' defaults differ or might: ``EADCTClassifier(
 #: **PAPER_CONFIGURATION)`` is the model of the paper's tables, and the tables' paper profiles use it.
 PAPER_CONFIGURATION = {
     "d_model": 64,
@@ -28,7 +29,7 @@ PAPER_CONFIGURATION = {
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
 #: fine-tuned, without the ridge refit, no cap on the optimizer steps (docs/training.md), and the convolutions'
-#: dilation doubling with every block (MODEL_SPEC; docs/model.md).
+#: dilation doubling with every block (docs/model.md).
 PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "dilation_per_layer": False}
 
 

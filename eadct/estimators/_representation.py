@@ -11,7 +11,7 @@ from ._params import UNSUPERVISED
 from ._signature import check_params, make_init
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
-#: The representation keeps mean pooling (MODEL_SPEC section 5: one d_model vector per series); the
+#: The representation keeps mean pooling (one d_model vector per series, docs/model.md); the
 #: supervised estimators' default, "segments", measured better for their task heads (docs/accuracy.md).
 _OWN_DEFAULTS = {"pooling": "mean"}
 _POOLING_DOC = doc_with_default("pooling", _OWN_DEFAULTS["pooling"])

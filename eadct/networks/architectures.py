@@ -1,4 +1,5 @@
-"""The registry of encoder architectures: the rows of the paper's tables (MODEL_SPEC section 3).
+"""The registry of encoder architectures: the rows of the paper's tables (docs/model.md, "The other rows of the
+paper's tables").
 
 An :class:`Architecture` says how to build its encoder from an :class:`~eadct.networks.EncoderConfig`, which
 settings it fixes (``overrides``), which it reads (``uses``; the others are ignored, as the docs table says),

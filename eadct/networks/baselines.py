@@ -1,4 +1,5 @@
-"""Baseline encoders of the paper's tables (MODEL_SPEC section 3): LSTM, GRU and ResNet.
+"""Baseline encoders of the paper's tables (docs/model.md, "The other rows of the paper's tables"): LSTM, GRU
+and ResNet.
 
 Each maps ``x`` ``(B, N, C)`` and ``valid`` ``(B, N)`` to ``(B, N, d)`` with zeros at padded steps and
 exposes ``d_model``, like :class:`~eadct.networks.EADCTEncoder`, so the same heads, training loop and

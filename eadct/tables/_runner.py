@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 
@@ -23,7 +24,7 @@ from ._data import Data, load_data, metric_name, score, test_log_loss
 from ._minirocket import fit_minirocket
 from ._search import make_estimator, run_search
 from ._store import RESULT_VERSION, atomic_write_json, claim_units, result_path, search_lock, unit_dir
-from ._sweep import trial_runner, unit_task, write_unit_files
+from ._sweep import trial_runner, write_unit_files
 
 __all__ = ["load_data", "result_path", "run_table", "run_unit"]
 
@@ -81,6 +82,19 @@ def run_unit(table, model, data: Data, profile: Profile, seed: int, out_dir, com
         result["representation"] = representations.record(est, data.X_test, data.y_test, path)
     atomic_write_json(path, result)
     return result
+
+
+def unit_task(table, model, data, profile, seed, search, command):
+    """Run one unit in a temporary folder of this worker; returns ``{"result": ..., "files": {name: bytes}}``
+    with every file the unit wrote (its result, its representation), for the driver to write."""
+    with tempfile.TemporaryDirectory(prefix="eadct-unit-") as tmp:
+        folder = unit_dir(tmp, table, model, data.name, profile.name)
+        if search is not None:
+            atomic_write_json(folder / "search.json", search)
+        result = run_unit(table, model, data, profile, seed, tmp, command, log=lambda *_: None)
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"
+                 and not p.name.startswith(".")}  # fmt: skip
+        return {"result": result, "files": files}
 
 
 def _search(table, model, data: Data, profile: Profile, out_dir, log, run_trials=None, command=None) -> dict:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ._backends import Failure, Session, Task
 from ._search import _trial
-from ._store import atomic_write_bytes, atomic_write_json, unit_dir
+from ._store import atomic_write_bytes, unit_dir
 
-__all__ = ["trial_runner", "unit_task", "write_unit_files"]
+__all__ = ["trial_runner", "write_unit_files"]
 
 
 def trial_runner(session: Session):
@@ -45,21 +45,6 @@ def _remote_trial(spec, task, name, profile, job, split):
     with tempfile.TemporaryDirectory(prefix="eadct-trial-") as tmp:
         where = dict(rung=job["rung"], candidate=job["candidate"], epochs=job["epochs"], split=split)
         return _trial(spec, _TaskData(task, name), profile, job["params"], **where, ckpt=Path(tmp) / "trial.pt")
-
-
-def unit_task(table, model, data, profile, seed, search, command):
-    """Run one unit in a temporary folder of this worker; returns ``{"result": ..., "files": {name: bytes}}``
-    with every file the unit wrote (its result, its representation), for the driver to write."""
-    from ._runner import run_unit
-
-    with tempfile.TemporaryDirectory(prefix="eadct-unit-") as tmp:
-        folder = unit_dir(tmp, table, model, data.name, profile.name)
-        if search is not None:
-            atomic_write_json(folder / "search.json", search)
-        result = run_unit(table, model, data, profile, seed, tmp, command, log=lambda *_: None)
-        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"
-                 and not p.name.startswith(".")}  # fmt: skip
-        return {"result": result, "files": files}
 
 
 def write_unit_files(out_dir, table, model, dataset, profile_name, files: dict) -> None:
