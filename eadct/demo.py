@@ -103,8 +103,10 @@ def _fail(message: str, status: int) -> int:
 def _not_found(dataset: str, err: DatasetNotFoundError) -> str:
     """One line for a dataset on no disk: unknown to the registry, or a registered one that could not be had."""
     if get_info(dataset) is None:
-        return (f"unknown dataset {dataset!r}: not in the registry (eadct-datasets list shows it), and no "
-                f"{dataset}_TRAIN.ts in --data-dir, ${DATA_DIR_ENV}, sktime's bundled copies or the cache")  # fmt: skip
+        return (
+            f"unknown dataset {dataset!r}: not in the registry (eadct-datasets list shows it), and no "
+            f"{dataset}_TRAIN.ts in --data-dir, ${DATA_DIR_ENV}, sktime's bundled copies or the cache"
+        )
     lines = str(err).splitlines()
     failure = next((line.strip() for line in lines if line.strip().startswith("download")), "")
     return f"dataset {dataset!r} is on no disk ({failure}); pass --data-dir <dir> holding {dataset}/{dataset}_TRAIN.ts"

@@ -200,18 +200,40 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
 
     # values: wrong types, inconsistent sizes, devices that are not devices
     for key, value in [
-        ("device_", "meta"), ("device_", "mps"), ("device_", "cuda:99999"), ("device_", "cpu; rm -rf"), ("device_", 0),
-        ("n_channels_", True), ("n_channels_", "2"), ("n_channels_", 1.5), ("n_channels_", 0),
-        ("n_features_in_", 99), ("n_timepoints_", -3), ("history_", "x"), ("history_", [[1]]),
-        ("history_", [{"a": {"b": 1}}]), ("memory_plan_", {"__import__": 1}), ("memory_plan_", {"batch_size": [1]}),
-        ("memory_plan_", []), ("_network_spec", {}), ("_network_spec", []), ("networks_", {}), ("network_", []),
+        ("device_", "meta"),
+        ("device_", "mps"),
+        ("device_", "cuda:99999"),
+        ("device_", "cpu; rm -rf"),
+        ("device_", 0),
+        ("n_channels_", True),
+        ("n_channels_", "2"),
+        ("n_channels_", 1.5),
+        ("n_channels_", 0),
+        ("n_features_in_", 99),
+        ("n_timepoints_", -3),
+        ("history_", "x"),
+        ("history_", [[1]]),
+        ("history_", [{"a": {"b": 1}}]),
+        ("memory_plan_", {"__import__": 1}),
+        ("memory_plan_", {"batch_size": [1]}),
+        ("memory_plan_", []),
+        ("_network_spec", {}),
+        ("_network_spec", []),
+        ("networks_", {}),
+        ("network_", []),
         ("classes_", {"__ndarray__": ["a", "a", "b"], "dtype": "<U1", "shape": [3]}),
         ("classes_", {"__ndarray__": ["a"], "dtype": "<U1", "shape": [1]}),
         ("classes_", {"__ndarray__": ["a", "b", "c"], "dtype": "<U1", "shape": [1, 3]}),
         ("classes_", {"__ndarray__": [{"a": 1}, "b", "c"], "dtype": "O", "shape": [3]}),
-        ("classes_", [1, 2, 3]), ("checkpoint_path", 3), ("random_state", "x"), ("device", "meta"),
-        ("verbose", -1), ("architecture", "subprocess.Popen"), ("d_model", "64"), ("n_estimators", 2),
-    ]:  # fmt: skip
+        ("classes_", [1, 2, 3]),
+        ("checkpoint_path", 3),
+        ("random_state", "x"),
+        ("device", "meta"),
+        ("verbose", -1),
+        ("architecture", "subprocess.Popen"),
+        ("d_model", "64"),
+        ("n_estimators", 2),
+    ]:
         add("values", lambda h, _, k=key, v=value: h["state"].update({k: v}))
     add("values", lambda h, _: h["state"].pop("network_"))
     add(

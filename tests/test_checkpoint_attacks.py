@@ -197,10 +197,16 @@ def crafted(family: str, real: dict, folder: Path, sentinel: Path) -> list[tuple
         }
         for label, payload in payloads.items():
             add(f"{label} alone", _saved(payload, folder / f"{label}-alone.pt"), "(?i)unsupported global")
-            add(f"{label} in an entry", _saved({**running, "payload": payload}, folder / f"{label}-in.pt"),
-                "(?i)unsupported global")  # fmt: skip
-            add(f"{label} as the fingerprint", _saved({**running, "fingerprint": payload}, folder / f"{label}-fp.pt"),
-                "(?i)unsupported global")  # fmt: skip
+            add(
+                f"{label} in an entry",
+                _saved({**running, "payload": payload}, folder / f"{label}-in.pt"),
+                "(?i)unsupported global",
+            )
+            add(
+                f"{label} as the fingerprint",
+                _saved({**running, "fingerprint": payload}, folder / f"{label}-fp.pt"),
+                "(?i)unsupported global",
+            )
         add("os.system as a plain pickle", _path(folder, "plain.pt", pickle.dumps(payloads["os.system"])), stranger)
     elif family == "truncated":
         data = real["running.pt"]
@@ -225,10 +231,16 @@ def crafted(family: str, real: dict, folder: Path, sentinel: Path) -> list[tuple
     elif family == "views":
         huge = torch.zeros(1).expand(10_000, 10_000)  # 400 MB when copied, one number in the file
         name0 = next(iter(running["network"]))
-        add("in the finished network", _saved({**done, "network": {**done["network"], name0: huge}},
-                                              folder / "view_done.pt"), ours)  # fmt: skip
-        add("in the running network", _saved({**running, "network": {**running["network"], name0: huge}},
-                                             folder / "view_run.pt"), ours)  # fmt: skip
+        add(
+            "in the finished network",
+            _saved({**done, "network": {**done["network"], name0: huge}}, folder / "view_done.pt"),
+            ours,
+        )
+        add(
+            "in the running network",
+            _saved({**running, "network": {**running["network"], name0: huge}}, folder / "view_run.pt"),
+            ours,
+        )
         add("an unknown entry", _saved({**running, "evil": huge}, folder / "view_unknown.pt"), ours)
         long_rng = {**running["rng"], "cpu": torch.zeros(1, dtype=torch.uint8).expand(10**9)}
         add("rng", _saved({**running, "rng": long_rng}, folder / "view_rng.pt"), ours)
@@ -406,7 +418,7 @@ def test_shared_references_and_long_histories_are_refused(real, tmp_path, no_tra
             "long history",
             {**running, "history": [dict(running["history"][0]) for _ in range(13)]},
             "history holds 13 records, more than the 12",
-        ),  # fmt: skip
+        ),
         ("wide record", {**running, "history": [{**running["history"][0], **record}]}, "at most 32 names"),
     ]
     for name, state, message in cases:

@@ -264,8 +264,15 @@ def test_a_gpu_claim_no_local_worker_could_meet_is_refused_before_anything_runs(
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     for params in ({"gpus_per_task": 1}, {"gpus_per_task": 1, "resources": {"GPU": 0.5}}):
         with pytest.raises(ValueError, match="no fit could ever start") as err:
-            run_table(table, "tiny", tmp_path / "out", data_dirs=[root / "data"], backend="dask",
-                      backend_params=params, **UNITS)  # fmt: skip
+            run_table(
+                table,
+                "tiny",
+                tmp_path / "out",
+                data_dirs=[root / "data"],
+                backend="dask",
+                backend_params=params,
+                **UNITS,
+            )
         assert '"gpus_per_task": 0' in str(err.value) and '{"resources": {"GPU": 1}}' in str(err.value)
         argv = ["run", str(root / "cfg" / "tiny.toml"), "--profile", "tiny", "--data-dir", str(root / "data")]
         argv += ["--out", str(tmp_path / "out"), "--backend", "dask", "--backend-params", json.dumps(params)]
@@ -278,8 +285,9 @@ def test_a_gpu_claim_no_local_worker_could_meet_is_refused_before_anything_runs(
 def test_a_running_cluster_without_the_gpu_resource_warns(cluster):
     tasks = [Task((i,), _maybe_fail, (i,)) for i in (0, 1)]  # no claim: they run; a fit would wait
     with pytest.warns(UserWarning, match=r"none of the 2 worker\(s\) of the Dask cluster at .* declares"):
-        out = {t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address,
-                                                                 "gpus_per_task": 1})}  # fmt: skip
+        out = {
+            t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address, "gpus_per_task": 1})
+        }
     assert out == {0: 0, 1: 10}
 
 

@@ -220,8 +220,9 @@ def test_regression_targets_that_overflow_are_refused(panel):
         EADCTRegressor(**TINY).fit(X, np.full(len(X), 1.5e307))
 
 
-@pytest.mark.parametrize("cell, shown", [(np.nan, "float nan"), (None, "NoneType None"), (2.5, "float 2.5"),
-                                         (np.zeros((2, 3)), "2D")])  # fmt: skip
+@pytest.mark.parametrize(
+    "cell, shown", [(np.nan, "float nan"), (None, "NoneType None"), (2.5, "float 2.5"), (np.zeros((2, 3)), "2D")]
+)
 def test_a_nested_frame_cell_that_is_not_a_series_is_named(panel, cell, shown):
     """sktime's nested_univ frame with a NaN (or other non-series) cell: a ValueError naming the cell and the fix, not
     ``len()`` of a float; also where the first row is the odd one."""

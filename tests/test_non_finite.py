@@ -43,9 +43,12 @@ def test_a_learning_rate_of_1e3_raises_naming_the_stage_epoch_lr_and_clipping(Es
     X, y = make_panel()
     target = y if Estimator is EADCTClassifier else y.astype(float)
     stage = "pretrain" if pretrain_epochs else "finetune"
-    with pytest.raises(ValueError, match=rf"The {stage} loss grew to \S+, more than 1000 times the stage's starting "
-                       r"loss \(\S+\) in epoch 1: training diverged, with no earlier state of the stage to keep\. "
-                       r"Lower the learning rate \(lr=1000; .*clip_grad_norm=4") as info:  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=rf"The {stage} loss grew to \S+, more than 1000 times the stage's starting "
+        r"loss \(\S+\) in epoch 1: training diverged, with no earlier state of the stage to keep\. "
+        r"Lower the learning rate \(lr=1000; .*clip_grad_norm=4",
+    ) as info:
         Estimator(**{**TINY, "lr": 1e3, "pretrain_epochs": pretrain_epochs}).fit(X, target)
     assert isinstance(info.value, FloatingPointError)  # a FloatingPointError handler catches it too
 
@@ -75,10 +78,13 @@ def test_a_loss_that_grows_a_thousandfold_keeps_the_earlier_epoch_with_a_warning
     X, y = make_panel()
     blow_up = _poisoning_optimizer(5, poison=lambda p: p.mul_(1e4))
     params = {**TINY, "pretrain_epochs": 0, "max_epochs": 4, "optimizer": blow_up}
-    with pytest.warns(UserWarning, match=r"finetune loss grew to \S+, more than 1000 times the stage's starting loss "
-                      r"\(\S+\) in epoch 3: training diverged, so the stage stopped there and kept the average of "
-                      r"its epochs 1 to 2,.*"
-                      r"lr=0\.001.*clip_grad_norm=4"):  # fmt: skip
+    with pytest.warns(
+        UserWarning,
+        match=r"finetune loss grew to \S+, more than 1000 times the stage's starting loss "
+        r"\(\S+\) in epoch 3: training diverged, so the stage stopped there and kept the average of "
+        r"its epochs 1 to 2,.*"
+        r"lr=0\.001.*clip_grad_norm=4",
+    ):
         clf = EADCTClassifier(**params).fit(X, y)
     (diverged,) = _diverged(clf.history_)
     assert diverged["epoch"] == 3 and np.isfinite(diverged["train_loss"]) and "non_finite" not in diverged
@@ -93,9 +99,12 @@ def test_weights_that_turn_nan_in_an_epochs_last_step_are_never_kept():
     epoch could become the best one and the stage kept it; now it is the epoch that diverged."""
     X, y = make_panel()
     params = {**TINY, "pretrain_epochs": 0, "max_epochs": 4, "optimizer": _poisoning_optimizer(4)}
-    with pytest.warns(UserWarning, match=r"finetune weights became non-finite \(the epoch's loss was \S+\) in "
-                      r"epoch 2: training diverged, so the stage stopped there and kept the average of its epochs "
-                      r"1 to 1"):  # fmt: skip
+    with pytest.warns(
+        UserWarning,
+        match=r"finetune weights became non-finite \(the epoch's loss was \S+\) in "
+        r"epoch 2: training diverged, so the stage stopped there and kept the average of its epochs "
+        r"1 to 1",
+    ):
         clf = EADCTClassifier(**params).fit(X, y)
     assert np.all(np.isfinite(clf.predict_proba(X)))
     assert clf.history_[-1]["non_finite"] is True and np.isfinite(clf.history_[-1]["train_loss"])
@@ -126,8 +135,11 @@ def test_an_earlier_state_whose_outputs_are_not_finite_is_not_kept(monkeypatch):
             return out
 
     X, y = make_panel()
-    with pytest.raises(ValueError, match=r"finetune loss grew .* in epoch 3: training diverged, and no earlier state "
-                       r"of the stage has finite outputs on the training series, so none can be kept"):  # fmt: skip
+    with pytest.raises(
+        ValueError,
+        match=r"finetune loss grew .* in epoch 3: training diverged, and no earlier state "
+        r"of the stage has finite outputs on the training series, so none can be kept",
+    ):
         EADCTClassifier(**{**TINY, "pretrain_epochs": 0, "max_epochs": 4, "optimizer": Broken}).fit(X, y)
     assert norms  # the default network normalises with BatchNorm
 

@@ -656,8 +656,13 @@ def test_two_drivers_on_one_folder_never_run_a_unit_or_a_trial_twice(tiny_setup,
     root = result_path(out, table, "EA-DC-Transformer", "TinyTabC", "tiny", 0).parent  # the inherited search's
     lines: list[str] = []
     with search_lock(root, print, "EA-DC-Transformer", command="the test"):
-        first = subprocess.Popen([sys.executable, "-m", "eadct.tables", *args, "--seeds", "0"], env=env,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        first = subprocess.Popen(
+            [sys.executable, "-m", "eadct.tables", *args, "--seeds", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         reader = threading.Thread(target=lambda: lines.extend(first.stdout), daemon=True)
         reader.start()
         deadline = time.monotonic() + 120

@@ -61,11 +61,17 @@ MAX_STEPS, MAX_PADDING, MAX_DOWNSAMPLE = 2**22, 2**16, 2**13
 MAX_DEPTH = 32
 #: A model file's tensor dtypes (safetensors' names): torch's dtype, numpy's kind, bytes per value.
 _DTYPES = {
-    "F64": (torch.float64, "f", 8), "F32": (torch.float32, "f", 4), "F16": (torch.float16, "f", 2),
-    "BF16": (torch.bfloat16, "f", 2), "I64": (torch.int64, "i", 8), "I32": (torch.int32, "i", 4),
-    "I16": (torch.int16, "i", 2), "I8": (torch.int8, "i", 1), "U8": (torch.uint8, "u", 1),
+    "F64": (torch.float64, "f", 8),
+    "F32": (torch.float32, "f", 4),
+    "F16": (torch.float16, "f", 2),
+    "BF16": (torch.bfloat16, "f", 2),
+    "I64": (torch.int64, "i", 8),
+    "I32": (torch.int32, "i", 4),
+    "I16": (torch.int16, "i", 2),
+    "I8": (torch.int8, "i", 1),
+    "U8": (torch.uint8, "u", 1),
     "BOOL": (torch.bool, "b", 1),
-}  # fmt: skip
+}
 
 
 class _TensorRef:

@@ -92,8 +92,11 @@ def unit_task(table, model, data, profile, seed, search, command):
         if search is not None:
             atomic_write_json(folder / "search.json", search)
         result = run_unit(table, model, data, profile, seed, tmp, command, log=lambda *_: None)
-        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != "search.json"
-                 and not p.name.startswith(".")}  # fmt: skip
+        files = {
+            p.name: p.read_bytes()
+            for p in folder.iterdir()
+            if p.is_file() and p.name != "search.json" and not p.name.startswith(".")
+        }
         return {"result": result, "files": files}
 
 

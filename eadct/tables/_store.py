@@ -151,8 +151,11 @@ def claim_units(out_dir, units: Iterable[str], command=None) -> Iterator[None]:
     except OSError as err:
         if err.errno not in _NO_LOCKS:
             raise
-        warnings.warn(f"{out} does not support file locks ({err}); nothing keeps a second driver from running the "
-                      "same units in it.", stacklevel=3)  # fmt: skip
+        warnings.warn(
+            f"{out} does not support file locks ({err}); nothing keeps a second driver from running the "
+            "same units in it.",
+            stacklevel=3,
+        )
     try:
         yield
     finally:

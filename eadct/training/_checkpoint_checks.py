@@ -103,8 +103,10 @@ def _tensors_problem(name: str, tensors, like: dict | None, float64: bool = Fals
     for key, tensor in tensors.items():
         dtype = torch.float64 if float64 and like[key].is_floating_point() else like[key].dtype
         if tuple(tensor.shape) != tuple(like[key].shape) or tensor.dtype != dtype:
-            return (f"its {name} entry {key!r} is {_shown(tensor)} where this fit's network needs a "
-                    f"{tuple(like[key].shape)} {dtype} one")  # fmt: skip
+            return (
+                f"its {name} entry {key!r} is {_shown(tensor)} where this fit's network needs a "
+                f"{tuple(like[key].shape)} {dtype} one"
+            )
     return None
 
 
@@ -237,8 +239,10 @@ def _optimizer_problem(saved, settings, parameters: list | None) -> str | None:
             if key not in entry:
                 return f"its optimizer's state of parameter {i} lacks {key!r}"
             if _is_tensor(value) and not (_is_tensor(got) and got.shape == value.shape and got.dtype == value.dtype):
-                return (f"its optimizer's {key!r} of parameter {i} is {_shown(got)} where this stage's optimizer "
-                        f"keeps a {tuple(value.shape)} {value.dtype} tensor")  # fmt: skip
+                return (
+                    f"its optimizer's {key!r} of parameter {i} is {_shown(got)} where this stage's optimizer "
+                    f"keeps a {tuple(value.shape)} {value.dtype} tensor"
+                )
             if not _is_tensor(value) and _is_tensor(got):
                 return f"its optimizer's {key!r} of parameter {i} is a tensor, not a number"
     return None

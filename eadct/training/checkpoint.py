@@ -99,11 +99,15 @@ class Checkpointer:
         if state["fingerprint"] != self.fingerprint:
             reason = "belongs to another fit (other hyperparameters or data)"
         elif written is not None and written != here:  # None: written before checkpoints recorded versions
-            reason = (f"was written by eadct {written} and this is eadct {here}; a fit is resumed only by the "
-                      "version that began it")  # fmt: skip
+            reason = (
+                f"was written by eadct {written} and this is eadct {here}; a fit is resumed only by the "
+                "version that began it"
+            )
         elif network is not None and (other := _other_extra(state, self.extra)):
-            reason = (f"was written with another {other} ({state[other]!r}; this fit's is {self.extra[other]!r}), "
-                      "so it belongs to another fit")  # fmt: skip
+            reason = (
+                f"was written with another {other} ({state[other]!r}; this fit's is {self.extra[other]!r}), "
+                "so it belongs to another fit"
+            )
         else:
             reason = None
         if reason is not None and not _signed(state, self.extra):

@@ -68,8 +68,10 @@ def divergence_message(record: dict, lr: float, clip_grad_norm, kept: str | None
     elif record.get("non_finite"):
         what = f"weights became non-finite (the epoch's loss was {loss:.3g})"
     else:
-        what = (f"loss grew to {loss:.3g}, more than {DIVERGED_FACTOR:g} times the stage's starting loss "
-                f"({record.get('reference_loss', 1.0):.3g})")  # fmt: skip
+        what = (
+            f"loss grew to {loss:.3g}, more than {DIVERGED_FACTOR:g} times the stage's starting loss "
+            f"({record.get('reference_loss', 1.0):.3g})"
+        )
     if kept is None and earlier:
         outcome = "and no earlier state of the stage has finite outputs on the training series, so none can be kept"
     elif kept is None:

@@ -256,8 +256,16 @@ def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, val
         network.load_state_dict(trained)
 
 
-def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step_loss, train, diverged=None,
-          outputs: Outputs | None = None, history: list[dict] | None = None) -> None:  # fmt: skip
+def _keep(
+    network: nn.Module,
+    progress: _Progress,
+    settings: StageSettings,
+    step_loss,
+    train,
+    diverged=None,
+    outputs: Outputs | None = None,
+    history: list[dict] | None = None,
+) -> None:
     """Leave ``network`` in eval mode with the weights the stage keeps: the average of its last epochs
     (``settings.average_epochs``; BatchNorm statistics measured again with ``average_batch_norm="recompute"``),
     else its best epoch. After a divergence (``diverged``, its record), the first of those two whose outputs on
@@ -265,8 +273,14 @@ def _keep(network: nn.Module, progress: _Progress, settings: StageSettings, step
     averaged = progress.average(network) if settings.average_epochs else None
     if diverged is None:
         if averaged is not None or progress.best_state is not None:
-            _load_kept(network, averaged if averaged is not None else progress.best_state, averaged is not None,
-                       settings, step_loss, train)  # fmt: skip
+            _load_kept(
+                network,
+                averaged if averaged is not None else progress.best_state,
+                averaged is not None,
+                settings,
+                step_loss,
+                train,
+            )
         network.eval()
         return
     best = [r["epoch"] for r in history or () if r["stage"] == diverged["stage"] and r.get("best")]
@@ -322,9 +336,16 @@ def _resume(resume: dict, network, optimizer, generator, history: list[dict]) ->
     optimizer.load_state_dict(resume["optimizer"])
     history[:] = resume["history"]
     set_rng_state(generator, resume["rng"])
-    return _Progress(resume["best_state"], resume["best_key"], resume["bad_epochs"], resume["epoch"],
-                     resume.get("average_sum"), resume.get("averaged", 0), resume.get("moving_sum"),
-                     resume.get("start_loss"))  # fmt: skip
+    return _Progress(
+        resume["best_state"],
+        resume["best_key"],
+        resume["bad_epochs"],
+        resume["epoch"],
+        resume.get("average_sum"),
+        resume.get("averaged", 0),
+        resume.get("moving_sum"),
+        resume.get("start_loss"),
+    )
 
 
 def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
@@ -417,6 +438,13 @@ class _Progress:
                 for k, v in self.average_sum.items()}  # fmt: skip
 
     def state(self) -> dict:
-        return {"epoch": self.epoch, "best_state": self.best_state, "best_key": self.best_key,
-                "bad_epochs": self.bad_epochs, "average_sum": self.average_sum, "averaged": self.averaged,
-                "moving_sum": self.moving_sum, "start_loss": self.start_loss}  # fmt: skip
+        return {
+            "epoch": self.epoch,
+            "best_state": self.best_state,
+            "best_key": self.best_key,
+            "bad_epochs": self.bad_epochs,
+            "average_sum": self.average_sum,
+            "averaged": self.averaged,
+            "moving_sum": self.moving_sum,
+            "start_loss": self.start_loss,
+        }
