@@ -84,6 +84,13 @@ class Delegating:
         __init__.__qualname__ = f"{cls.__qualname__}.__init__"
         cls.__init__ = __init__
 
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        return {**params, **self._sklearn_class._deep_options(self)} if deep else params
+
+    def set_params(self, **params):
+        return super().set_params(**self._sklearn_class._with_options(self, params))
+
     def _store(self, params: dict) -> None:
         store_params(self, self._sklearn_class, params, **self._own_defaults)
 

@@ -32,12 +32,10 @@ from ._data import check_finite_outputs, fit_fingerprint, input_statistics, netw
 from ._ensemble import MEMBER_SEED_STEP, combine_outputs, member_checkpointer, member_splits
 from ._input import Panel, fill_missing, to_panel
 from ._inspect import InspectsNetwork
-from ._layers import pooled_layer_count
 from ._param import plain
-from ._params import ENCODER_PARAMS, FINE_TUNING_ONLY
+from ._params import ENCODER_PARAMS
 from ._persistence import PicklesWeights
-from ._probe import head_probe
-from ._signature import check_params
+from ._signature import HasOptions, check_params
 from ._treatment import as_checked, chosen
 from ._warn import warn_longer, warn_non_finite, warn_user
 
@@ -55,20 +53,20 @@ def resolve_device(device) -> torch.device:
     return resolved
 
 
-class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
+class EADCTBase(HasOptions, InspectsNetwork, PicklesWeights, BaseEstimator):
     """Fit/predict plumbing shared by :class:`EADCTClassifier`, :class:`EADCTRegressor`
     and :class:`EADCTRepresentation`. Subclasses set ``_task`` and the task pieces."""
 
     _task: str | None = None  # "classification", "regression" or None (representation only)
 
     def _autocast_dtype(self, device: torch.device):
-        precision = getattr(self, "precision", "auto")
+        precision = self._option("precision")
         if precision == "bfloat16" or (precision == "auto" and device.type == "cuda"):
             return torch.bfloat16
         return None
 
     def _stage_settings(self, max_epochs, device, batch_size, **fine_tuning) -> StageSettings:
-        """One stage's settings; ``fine_tuning``: the fields only fine-tuning reads (``FINE_TUNING_ONLY``)."""
+        """One stage's settings; ``fine_tuning``: the fields only fine-tuning reads (``average_epochs``)."""
         optimizer = self.optimizer or torch.optim.RAdam
         default_kwargs = {"betas": (0.9, 0.99)} if optimizer is torch.optim.RAdam else {}
         kwargs = dict(self.optimizer_kwargs) if self.optimizer_kwargs is not None else default_kwargs
@@ -78,14 +76,13 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
             lr=self.lr,
             optimizer=optimizer,
             optimizer_kwargs=kwargs,
-            clip_grad_norm=self.clip_grad_norm,
+            clip_grad_norm=self._option("clip_grad_norm"),
             n_iter_no_change=self.n_iter_no_change,
             autocast_dtype=self._autocast_dtype(device),
             verbose=bool(self.verbose),
-            mask_ratio=self.mask_ratio,
-            mask_length=self.mask_length,
-            lr_schedule=self.lr_schedule,
-            max_steps=self.max_steps,
+            mask_ratio=self._option("mask_ratio"),
+            mask_length=self._option("mask_length"),
+            max_steps=self._option("max_steps"),
             **fine_tuning,
         )
 
@@ -97,7 +94,7 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
 
     def _start_supervised_fit(self, X, y) -> Panel:
         """Check the parameters, X and y given: every supervised fit's start."""
-        check_params(as_checked(self.get_params()), type(self).__name__)
+        check_params(as_checked(self._settings()), type(self).__name__)
         panel = self._panel(X, fitting=True)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
@@ -111,7 +108,8 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
     # ------------------------------------------------------------------ network
     def _encoder_config(self, n_channels: int, max_len: int, plan: dict | None = None) -> EncoderConfig:
         """The encoder settings in effect: the parameters, the architecture's, what "auto" chose, a memory plan's."""
-        settings = get_architecture(self.architecture).resolve({k: getattr(self, k) for k in ENCODER_PARAMS})
+        given = self._settings()
+        settings = get_architecture(self.architecture).resolve({k: given[k] for k in ENCODER_PARAMS})
         settings.update({k: v for k, v in {**chosen(self), **(plan or {})}.items() if k in ENCODER_PARAMS})
         return EncoderConfig(n_channels=n_channels, max_len=max_len, **{k: plain(v) for k, v in settings.items()})
 
@@ -123,17 +121,15 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         """
         architecture = get_architecture(self.architecture)
         config = self._encoder_config(n_channels, max_len, plan)
-        flat = self.pooling == "flatten"
-        layers = pooled_layer_count(self, config)
-        width = pooled_width(self.pooling, architecture.width(config) * layers, max_len, self.n_segments)
+        flat, n_segments = self.pooling == "flatten", self._option("n_segments")
+        width = pooled_width(self.pooling, architecture.width(config), max_len, n_segments)
         head = None
         if self._task == "classification":
-            head = ClassificationHead(width, n_outputs, self.head_hidden_size, self.dropout)
+            head = ClassificationHead(width, n_outputs, self.dropout)
         elif self._task == "regression":
-            head = RegressionHead(width, n_outputs, self.head_hidden_size, self.dropout)
+            head = RegressionHead(width, n_outputs, self.dropout)
         encoder, n_steps = architecture.build(config), max_len if flat else None
-        pool_layers = getattr(self, "pool_layers", "last")  # a model saved before pool_layers has none
-        return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, self.n_segments, pool_layers)
+        return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, n_segments)
 
     def _memory_args(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
         """What :func:`eadct.networks.plan_training_memory` and its out-of-memory message need."""
@@ -151,10 +147,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
 
     def _plan_memory(self, config: EncoderConfig, n_train: int, device: torch.device) -> dict:
         """Overrides to train with (``memory_plan_``), from :func:`eadct.networks.plan_training_memory`."""
-        free = available_memory_bytes(device) if self.memory_guard != "off" else 0
-        plan = plan_training_memory(
-            **self._memory_args(config, n_train, device), guard=self.memory_guard, free_bytes=free
-        )
+        guard = self._option("memory_guard")
+        free = available_memory_bytes(device) if guard != "off" else 0
+        plan = plan_training_memory(**self._memory_args(config, n_train, device), guard=guard, free_bytes=free)
         if not plan.fits:
             raise ValueError(plan.message)
         if plan.message:
@@ -172,9 +167,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         self.n_channels_ = self.n_features_in_ = panel.n_channels
         extra = None if X_unlabeled is None else self._panel(X_unlabeled, fitting=False)  # channels as X's
         self.n_timepoints_ = int(max(panel.lengths.max(), 0 if extra is None else extra.lengths.max()))
-        vars(self).update(input_statistics(panel, self.log_inputs, self.wide_scales))  # the fitted attributes
+        vars(self).update(input_statistics(panel, self._option("wide_scales")))  # the fitted attributes
 
-        fingerprint = fit_fingerprint(self.get_params(), panel, targets, extra) if self.checkpoint_path else None
+        fingerprint = fit_fingerprint(self._settings(), panel, targets, extra) if self.checkpoint_path else None
         # a file at checkpoint_path that is not a checkpoint of eadct is a ValueError here, before any training
         checkpointer = Checkpointer(self.checkpoint_path, fingerprint, {"seed": 0}, warn_user) if fingerprint else None
         saved = checkpointer.load() if checkpointer is not None else None
@@ -228,24 +223,20 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
                     if pretrain_epochs
                     else None,
                     finetune_settings=self._stage_settings(
-                        self.max_epochs,
-                        device,
-                        batch_size,
-                        **{n: getattr(self, n) for n in FINE_TUNING_ONLY if n in self._get_param_names()},
+                        self.max_epochs, device, batch_size, average_epochs=self._option("average_epochs")
                     )
                     if supervised
                     else None,
                     generator=torch.Generator().manual_seed(seed + 1),
                     history=history,
                     checkpointer=checkpointer,
-                    loss=getattr(self, "loss", "squared_error"),  # only the regressor has a loss to choose
-                    before_finetune=head_probe(self, batch_size, self._autocast_dtype(device)) if supervised else None,
+                    loss=self._settings().get("loss", "squared_error"),  # only the regressor has a loss to choose
                 )
-        warn_non_finite(history, self.lr, self.clip_grad_norm)
+        warn_non_finite(history, self.lr, self._option("clip_grad_norm"))
         return network.eval(), history, plan
 
     def _standardize(self, panel: Panel) -> np.ndarray:
-        """The network's input (:func:`network_input`); no log scales: a model fitted before ``log_inputs``."""
+        """The network's input (:func:`network_input`); no log scales: a model saved without them."""
         scales = getattr(self, "channel_log_scale_", None)
         return network_input(panel, scales, self.channel_mean_, self.channel_std_)
 
@@ -287,8 +278,9 @@ class EADCTBase(InspectsNetwork, PicklesWeights, BaseEstimator):
         networks = networks or ([self.network_] if method == "represent" else self.networks_)
         dtype = self._autocast_dtype(device)
         with TorchThreads(getattr(self, "n_jobs", None)):
-            outputs = [predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64)
-                       for net in networks]  # fmt: skip
+            outputs = [
+                predict_outputs(net, data, chunk, method, dtype).cpu().numpy().astype(np.float64) for net in networks
+            ]
         combined = combine_outputs(outputs, self._task if method == "forward" else None)
         return check_finite_outputs(combined, standardized, type(self).__name__)
 

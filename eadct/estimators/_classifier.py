@@ -10,8 +10,8 @@ from sklearn.utils.validation import column_or_1d
 
 from ._base import EADCTBase
 from ._data import univariate_differences
-from ._docs import FITTED_DOC, doc_with_default, parameters_doc
-from ._params import CLASSIFIER, CLASSIFIER_DEFAULTS
+from ._docs import FITTED_DOC, doc_with_default, options_doc, parameters_doc
+from ._params import CLASSIFIER_DEFAULTS, OPTIONS, SUPERVISED
 from ._signature import make_init
 from ._treatment import is_auto
 
@@ -26,8 +26,9 @@ DIFFERENCES_DOC = doc_with_default("input_differences", CLASSIFIER_DEFAULTS.get(
 )
 
 _PARAMETERS_DOC = parameters_doc(
-    CLASSIFIER,
-    **{**{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items()}, "input_differences": DIFFERENCES_DOC},
+    SUPERVISED,
+    options=options_doc(OPTIONS, CLASSIFIER_DEFAULTS, input_differences=DIFFERENCES_DOC),
+    **{n: doc_with_default(n, v) for n, v in CLASSIFIER_DEFAULTS.items() if n in SUPERVISED},
 )
 
 
@@ -36,9 +37,9 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
 
     Masked-value pretraining of the encoder on the training series, then fine-tuning
     of encoder and an MLP head with cross-entropy; the network kept is the mean of
-    the weights of the last 20 fine-tuning epochs (``average_epochs``; the paper
-    chooses the best epoch on a validation split: ``average_epochs=None,
-    validation_fraction=0.1``).
+    the weights of the last 20 fine-tuning epochs (``options["average_epochs"]``; the
+    paper chooses the best epoch on a validation split: ``validation_fraction=0.1,
+    options={"average_epochs": None}``).
 
     Parameters
     ----------
@@ -62,7 +63,8 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     """
 
     _task = "classification"
-    __init__ = make_init(CLASSIFIER, **CLASSIFIER_DEFAULTS)
+    _option_names, _own_defaults = OPTIONS, CLASSIFIER_DEFAULTS
+    __init__ = make_init(SUPERVISED, **CLASSIFIER_DEFAULTS)
 
     def fit(self, X, y, X_unlabeled=None):
         """Pretrain on X (and ``X_unlabeled``), then fine-tune on (X, y).
@@ -91,8 +93,8 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
                 else "y is empty."
             )
         self.classes_ = classes
-        auto = is_auto(self.input_differences)
-        self.input_differences_ = univariate_differences(panel, self.wide_scales) if auto else self.input_differences
+        differences, wide_scales = self._option("input_differences"), self._option("wide_scales")
+        self.input_differences_ = univariate_differences(panel, wide_scales) if is_auto(differences) else differences
         return self._fit_network(
             panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled
         )

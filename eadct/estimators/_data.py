@@ -9,16 +9,11 @@ import warnings
 
 import numpy as np
 import torch
-from scipy import stats
 
 from ..training import SeriesTensors
 from ._input import Panel
 from ._warn import warn_user
 
-#: ``log_inputs="auto"`` logs a channel whose TRAIN values are all >= 0 with a sample skewness above this: a heavy
-#: right tail (counts, volumes, rainfall). 2 is the usual mark of a strongly skewed sample; which channels of the
-#: shared sets it picks: docs/accuracy.md, "Candidate: the log of heavy-tailed channels".
-LOG_SKEWNESS = 2.0
 #: ``wide_scales="auto"`` acts on a channel whose TRAIN series' standard deviations spread wider than this ratio
 #: between their 90th and 10th percentiles: three orders of magnitude, where the channel standardisation leaves the
 #: quiet series a thousandth of the loud ones' size. Set from TRAIN inputs after PLAID's failure was seen: above every
@@ -78,38 +73,25 @@ def univariate_differences(panel: Panel, wide_scales) -> bool:
     return differences_rule(panel.n_channels, bool(wide_scale_channels(panel, wide_scales).any()))
 
 
-def log_scales(panel: Panel, log_inputs, also=None) -> np.ndarray:
-    """Per channel, the scale ``s`` of the signed log ``sign(x) * log1p(|x| / s)`` that ``log_inputs`` applies
-    (``(C,)``; 0 where the channel stays as it is): ``s`` is the median of the channel's non-zero absolute TRAIN
-    values (1 when it has none), so that the log is the same whatever unit the channel comes in. ``True`` logs
-    every channel, ``"auto"`` those with a heavy right tail (:data:`LOG_SKEWNESS`), ``False`` none; the channels
-    where ``also`` (``(C,)`` bool, :func:`wide_scale_channels`) is True are logged whatever ``log_inputs`` says."""
+def log_scales(panel: Panel, channels: np.ndarray) -> np.ndarray:
+    """Per channel, the scale ``s`` of the signed log ``sign(x) * log1p(|x| / s)`` applied to the ``channels``
+    (``(C,)`` bool, :func:`wide_scale_channels`) before the standardisation (``(C,)``; 0 where the channel stays as
+    it is): ``s`` is the median of the channel's non-zero absolute TRAIN values (1 when it has none), so that the
+    log is the same whatever unit the channel comes in."""
     scales = np.zeros(panel.n_channels)
-    also = np.zeros(panel.n_channels, dtype=bool) if also is None else np.asarray(also, dtype=bool)
-    if not log_inputs and not also.any():  # "auto" is a non-empty string: it asks
+    if not np.any(channels):
         return scales
     real = panel.values[panel.valid_mask()]  # (M, C)
-    for c in range(panel.n_channels):
+    for c in np.flatnonzero(channels):
         v = real[:, c][np.isfinite(real[:, c])]
-        picked = _heavy_right_tail(v) if isinstance(log_inputs, str) else bool(log_inputs)
-        if not (picked or also[c]):
-            continue
         nonzero = np.abs(v[v != 0])
         scales[c] = float(np.median(nonzero)) if nonzero.size else 1.0
     return scales
 
 
-def _heavy_right_tail(v: np.ndarray) -> bool:
-    """All of ``v`` non-negative and its skewness (``scipy.stats.skew``) above :data:`LOG_SKEWNESS`; a constant
-    channel has none."""
-    if v.size < 3 or (v < 0).any() or not v.std() > 1e-12 * max(1.0, abs(float(v.mean()))):
-        return False
-    return float(stats.skew(v)) > LOG_SKEWNESS
-
-
 def logged(panel: Panel, scales: np.ndarray | None) -> Panel:
     """``panel`` with each channel that has a scale (:func:`log_scales`) replaced by its signed log; ``panel``
-    itself when none has (``scales`` None: a model fitted before ``log_inputs``)."""
+    itself when none has (``scales`` None: a model saved without ``channel_log_scale_``)."""
     if scales is None or not np.any(scales):
         return panel
     values = panel.values.copy()
@@ -138,13 +120,13 @@ def standardize(panel: Panel, mean: np.ndarray, std: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
-def input_statistics(panel: Panel, log_inputs, wide_scales=False) -> dict[str, np.ndarray]:
+def input_statistics(panel: Panel, wide_scales=False) -> dict[str, np.ndarray]:
     """What a fit learns of TRAIN's inputs, by the name of its fitted attribute: the channels of wide scales
-    (``wide_scale_channels_``, :func:`wide_scale_channels`), the log scales of ``log_inputs`` and of those channels
+    (``wide_scale_channels_``, :func:`wide_scale_channels`), the log scales of those channels
     (``channel_log_scale_``, :func:`log_scales`), then the channel mean and standard deviation of the logged values
     (``channel_mean_``, ``channel_std_``)."""
     wide = wide_scale_channels(panel, wide_scales)
-    scales = log_scales(panel, log_inputs, wide)
+    scales = log_scales(panel, wide)
     mean, std = channel_statistics(logged(panel, scales))
     return dict(wide_scale_channels_=wide, channel_log_scale_=scales, channel_mean_=mean, channel_std_=std)
 

@@ -15,12 +15,12 @@ FITTED_DOC = """\
     channel_mean_, channel_std_ : ndarray of shape (n_channels,)
         The per-channel standardisation learnt in fit (of the logged values, for logged channels).
     channel_log_scale_ : ndarray of shape (n_channels,)
-        Per channel, the scale s of the signed log that ``log_inputs`` applies before the standardisation; 0
-        where the channel is not logged.
+        Per channel, the scale s of the signed log applied before the standardisation to the channels of wide
+        scales (``wide_scale_channels_``); 0 where the channel is not logged.
     wide_scale_channels_ : ndarray of shape (n_channels,), bool
         Per channel, whether ``wide_scales`` found its TRAIN series' scales spread over orders of magnitude
         (logged, and the network reading each series standardised by its own level and spread); all False with
-        ``wide_scales=False``.
+        ``options={"wide_scales": False}``.
     network_ : eadct.networks.SeriesNetwork
     history_ : list of dict
         One record per epoch: stage, epoch, train_loss, threads (torch's CPU threads), valid_loss
@@ -48,3 +48,20 @@ def parameters_doc(names: tuple[str, ...], **overrides: str) -> str:
         first, *rest = overrides.get(name, PARAMS[name].doc).split("\n")
         out.append(f"    {name} : {first}\n" + "".join(f"    {line}\n" for line in rest))
     return "".join(out)
+
+
+def options_doc(names: tuple[str, ...], own: dict, **overrides: str) -> str:
+    """The numpydoc text of an estimator's ``options``: what it is, then each of its fields ``names`` with the
+    estimator's default (``own``: its defaults where they differ from ``PARAMS``'; ``overrides``: field -> text)."""
+    out = [
+        "dict or None, default=None\n"
+        "    The settings that most users leave at their defaults, as ``{field: value}`` (None: every field at its\n"
+        "    default). ``set_params`` and ``GridSearchCV`` reach one field as ``options__<field>`` (e.g.\n"
+        '    ``{"options__n_segments": [4, 8]}``) and ``get_params()`` lists each with its value in effect.\n'
+        "    The fields:\n"
+    ]
+    for name in names:
+        text = overrides.get(name) or (doc_with_default(name, own[name]) if name in own else PARAMS[name].doc)
+        first, *rest = text.split("\n")
+        out.append(f"\n    * ``{name}`` : {first}\n" + "".join(f"      {line.strip()}\n" for line in rest))
+    return "".join(out).rstrip("\n")

@@ -15,7 +15,8 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from ._params import RENAMED
+from ._options import settings as flat_settings
+from ._params import REMOVED, RENAMED
 from ._persistence import _upgrade_state
 from ._signature import check_params
 from ._state import FITTED_STATE, check_fitted, is_device, is_int, is_scalar
@@ -33,7 +34,7 @@ def estimator_from_state(cls: type, state: dict, file, fail: Callable[[str], Exc
     if not fitted:
         _no_tensors_left(file, set(), fail)
         return estimator
-    sizes = check_fitted(fitted, cls.__name__, fail, getattr(estimator, "clip_predictions", False))
+    sizes = check_fitted(fitted, cls.__name__, fail)
     if cls.__name__ != "EADCTRepresentation" and sizes["M"] != estimator.n_estimators:
         raise fail(f"it holds {sizes['M']} network(s) for n_estimators={estimator.n_estimators}")
     _no_tensors_left(file, _tensor_refs(fitted, cls.__name__, sizes, file, fail), fail)
@@ -92,11 +93,15 @@ def _split_state(state: dict, cls: type, fail) -> tuple[dict, dict]:
     each decoded by what it is; any other key is refused."""
     names = set(cls._get_param_names())
     schema = FITTED_STATE[cls.__name__]
-    unknown = sorted(k for k in state if k not in names and k not in RENAMED and k not in schema)
+    known = names | set(RENAMED) | set(REMOVED) | set(cls._option_names)  # old flat names: ``_upgrade_state``
+    unknown = sorted(k for k in state if k not in known and k not in schema)
     if unknown:
         raise fail(f"{cls.__name__} has no setting or fitted attribute {', '.join(map(short_text, unknown[:5]))}")
-    params = {RENAMED.get(k, k): _decode_setting(k, v, 0, fail) for k, v in state.items() if k not in schema}
-    _upgrade_state(params, cls)
+    params = {k: _decode_setting(k, v, 0, fail) for k, v in state.items() if k not in schema}
+    try:
+        _upgrade_state(params, cls)
+    except ValueError as err:
+        raise fail(short_text(err, 600).removesuffix(".")) from None
     bad = [f"{n}={short_text(params[n])}" for n, check in _UNCHECKED.items() if n in params and not check(params[n])]
     if bad:
         raise fail(f"invalid parameters {', '.join(bad)}")
@@ -107,7 +112,7 @@ def _split_state(state: dict, cls: type, fail) -> tuple[dict, dict]:
         )
         params["checkpoint_path"] = None
     try:
-        check_params(as_checked(params), cls.__name__)
+        check_params(as_checked(flat_settings(params, cls)), cls.__name__)
     except (ValueError, TypeError, ArithmeticError) as err:
         raise fail(short_text(err, 600).removesuffix(".")) from None
     fitted = {k: _decode_fitted(k, v, schema[k].kind, fail) for k, v in state.items() if k in schema}

@@ -13,27 +13,26 @@ PAPER_CONFIGURATION = {
     "alpha": 0.5,
     "beta": 0.3,
     "attention_ratio": 0.25,
-    "attention_downsample": 1,
     "pooling": "mean",
     "max_epochs": 100,
     "pretrain_epochs": 50,
     "n_iter_no_change": 30,
     "lr": 1e-3,
-    "lr_schedule": "constant",
     "batch_size": 32,
     "validation_fraction": 0.1,
-    "average_epochs": None,
     "n_estimators": 1,
-    "wide_scales": False,
-    "input_differences": False,
+    "options": {"attention_downsample": 1, "average_epochs": None, "wide_scales": False, "input_differences": False},
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
 #: fine-tuned, without the ridge refit, no cap on the optimizer steps (docs/training.md), and the convolutions'
-#: dilation doubling with every block (docs/model.md).
+#: dilation doubling with every block (docs/model.md); fields of its ``options``.
 PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "dilation_per_layer": False}
 
 
 def paper_configuration(task: str = "classification") -> dict:
     """The paper's configuration for the estimator of ``task``: ``PAPER_CONFIGURATION``, and for
-    ``"regression"`` also ``PAPER_REGRESSOR_ONLY`` (``EADCTRegressor(**paper_configuration("regression"))``)."""
-    return {**PAPER_CONFIGURATION, **(PAPER_REGRESSOR_ONLY if task == "regression" else {})}
+    ``"regression"`` also ``PAPER_REGRESSOR_ONLY`` in its ``options``
+    (``EADCTRegressor(**paper_configuration("regression"))``)."""
+    if task != "regression":
+        return {**PAPER_CONFIGURATION, "options": dict(PAPER_CONFIGURATION["options"])}
+    return {**PAPER_CONFIGURATION, "options": {**PAPER_CONFIGURATION["options"], **PAPER_REGRESSOR_ONLY}}

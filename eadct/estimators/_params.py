@@ -1,9 +1,10 @@
-"""The estimators' hyperparameters: one definition each (default, check, documentation).
+"""The estimators' hyperparameters: one definition each (default, check, documentation), and which estimator
+takes which, flat in its signature or as a field of its ``options``.
 
-The encoder's settings are defined by the fields of :class:`~eadct.networks.EncoderConfig`; the others
-(task head, training, runtime) here. Each estimator lists the names it takes; its ``__init__`` (the usual
-scikit-learn one: keyword arguments stored unchanged), its docstring and its validation are generated from
-these definitions, so a parameter is never restated.
+The encoder's settings are defined by the fields of :class:`~eadct.networks.EncoderConfig`; the others (pooling,
+training, input, runtime, the regressor's head) here. Each estimator lists the names it takes; its ``__init__``
+(the usual scikit-learn one: keyword arguments stored unchanged), its docstring, its ``options`` and its validation
+are generated from these definitions (:mod:`._options`, :mod:`._signature`), so a parameter is never restated.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ import numbers
 
 from ..networks import ARCHITECTURES, MEMORY_GUARDS, N_SEGMENTS, POOLINGS, encoder_settings
 from ..networks.config import is_positive_int, is_switch_or_auto
-from ._layers import POOL_LAYERS
+from ..training import REGRESSION_LOSSES
 from ._param import Param, _none_or, _number, _optimizer_class
-from ._params_regressor import REGRESSOR_HEAD
-from ._probe import HEAD_INIT
-from ._sharpness import SAM_RHO
+from ._ridge import REFITS
 
 PRECISIONS = ("auto", "float32", "bfloat16")
 
@@ -36,17 +35,11 @@ _OTHER = {
         "segments",
         lambda v: v in POOLINGS,
         f"one of {list(POOLINGS)}",
-        '{"mean", "max", "mean-max", "segments", "segments-max", "segments-std", "segments-attention",\n'
-        '    "flatten"}, default="segments"\n'
+        f'{{{", ".join(map(repr, POOLINGS))}}}, default="segments"\n'
         "    How the step representations become one vector per series (the head's input), over its valid\n"
-        '    steps: their mean or max; "mean-max" both; "segments" the mean and the means of ``n_segments``\n'
-        "    consecutive equal parts of each series (the coarse temporal layout, for any length);\n"
-        '    "segments-max" / "segments-std" the mean, the max / each feature\'s standard deviation over the\n'
-        '    series, then those part means; "segments-attention" the layout of "segments" with each part an\n'
-        '    attention-weighted mean (learned queries, starting as "segments"). ``"flatten"`` is TST\'s head\n'
-        "    input: the N x d step representations of the longest training series length N, concatenated\n"
-        "    (shorter series zero-padded); the model then accepts series of at most N steps.\n"
-        "    ``transform`` returns the pooled vector (docs/model.md).",
+        "    steps, a name in the pooling registry (:data:`eadct.networks.POOLINGS`):\n"
+        + "".join(f"    {name!r}: {p.description}\n" for name, p in POOLINGS.items())
+        + "    ``transform`` returns the pooled vector (docs/model.md).",
     ),
     "n_segments": Param(
         N_SEGMENTS,
@@ -54,16 +47,8 @@ _OTHER = {
         "a positive int",
         f"int, default={N_SEGMENTS}\n"
         '    The consecutive equal parts of each series that ``pooling="segments"`` averages separately (the\n'
-        "    head then reads ``(n_segments + 1) * d_model`` numbers); ignored by the other poolings.",
+        "    head then reads ``(n_segments + 1) * d_model`` numbers); the other poolings do not read it.",
         before=N_SEGMENTS,
-    ),
-    "head_hidden_size": Param(
-        None,
-        _none_or(is_positive_int),
-        "None or a positive int",
-        "int or None, default=None\n"
-        "    Hidden layer of the task head (None: the classification head is GELU, dropout, linear; the\n"
-        "    regression head linear).",
     ),
     "max_epochs": Param(
         60,
@@ -88,27 +73,8 @@ _OTHER = {
         "    on the fit time of large sets that leaves small ones as they are. None: no cap (docs/training.md).",
         before=None,
     ),
-    "min_steps": Param(
-        None,
-        _none_or(is_positive_int),
-        "None or a positive int",
-        "int or None, default=None\n"
-        "    Fine-tuning only: at least this many optimizer steps, in whole epochs. On a training set of fewer\n"
-        "    than ``min_steps / max_epochs`` batches, fine-tuning runs more epochs and ``average_epochs`` grows in\n"
-        "    the same proportion; ``max_steps`` still bounds it. More training for small sets that leaves large\n"
-        "    ones as they are. None: no floor (docs/training.md).",
-        before=None,
-    ),
     "lr": Param(
         1e-3, _number(0), "a positive number", "float, default=1e-3\n    Learning rate (initial, see ``lr_schedule``)."
-    ),
-    "lr_schedule": Param(
-        "constant",
-        lambda v: v in ("constant", "cosine"),
-        "'constant' or 'cosine'",
-        '{"constant", "cosine"}, default="constant"\n'
-        '    Learning rate over the epochs of each stage: constant, or ``"cosine"`` decay from ``lr`` towards 0\n'
-        "    over ``max_epochs`` (``pretrain_epochs`` in pretraining).",
     ),
     "n_estimators": Param(
         1,
@@ -155,81 +121,6 @@ _OTHER = {
         "    (docs/training.md).",
         before=None,
     ),
-    "average_batch_norm": Param(
-        "mean",
-        lambda v: v in ("mean", "recompute"),
-        "'mean' or 'recompute'",
-        '{"mean", "recompute"}, default="mean"\n'
-        "    With ``average_epochs``, the BatchNorm statistics of the averaged weights: the mean of the averaged\n"
-        '    epochs\' running statistics, or "recompute": measured for the averaged weights in one more pass over\n'
-        "    the training series (``torch.optim.swa_utils.update_bn``'s way; docs/training.md).",
-        before="mean",
-    ),
-    "average_decay": Param(
-        None,
-        _none_or(_number(0, 1)),
-        "None or a number in (0, 1)",
-        "float or None, default=None\n"
-        "    Fine-tuning keeps an exponential moving average of the weights (and BatchNorm statistics), updated\n"
-        "    after every epoch with this weight on the average so far (0.9: about the last 10 epochs); the best\n"
-        "    epoch on the ``validation_fraction`` split is chosen, and early stopping decided, with the averaged\n"
-        "    weights, which are what is kept. Weight averaging that keeps the early stop, unlike\n"
-        "    ``average_epochs`` (not together with it; docs/training.md).",
-        before=None,
-    ),
-    "augmentation": Param(
-        0.0,
-        _number(0, low_open=False),
-        "a number >= 0",
-        "float, default=0.0\n"
-        "    Strength of the magnitude augmentation of fine-tuning batches: each channel of each training\n"
-        "    series is scaled by ``1 + augmentation * z`` (``z ~ N(0, 1)`` per series and channel, drawn anew\n"
-        "    every batch) and gets noise of standard deviation ``0.3 * augmentation`` (standardised units).\n"
-        "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
-        before=0.0,
-    ),
-    "window_slicing": Param(
-        0.0,
-        _number(0, 1, low_open=False),
-        "a number in [0, 1)",
-        "float, default=0.0\n"
-        "    Time augmentation of fine-tuning batches (window slicing): each training series is replaced by a\n"
-        "    window of ``1 - window_slicing`` of its steps at a random place, stretched back to its length.\n"
-        "    Validation and prediction see the series as they are; 0 switches it off (docs/training.md).",
-        before=0.0,
-    ),
-    "mask_augmentation": Param(
-        0.0,
-        _number(0, 1, low_open=False),
-        "a number in [0, 1)",
-        "float, default=0.0\n"
-        "    Masking of fine-tuning batches: a share ``mask_augmentation`` of each training series' values is set\n"
-        "    to 0 (the channel mean) in runs of mean length ``mask_length`` per channel, the masks of pretraining,\n"
-        "    drawn anew every batch. Validation and prediction see the series as they are; 0 switches it off\n"
-        "    (docs/training.md).",
-        before=0.0,
-    ),
-    "mixup": Param(
-        0.0,
-        _number(0, low_open=False),
-        "a number >= 0",
-        "float, default=0.0\n"
-        "    Mixup of fine-tuning batches (Zhang et al. 2018): each batch trains on ``lam * x + (1 - lam) * x'``,\n"
-        "    ``x'`` the batch in a random order and ``lam ~ Beta(mixup, mixup)`` drawn per batch, with the same\n"
-        "    combination of the two targets' losses. Validation and prediction see the series as they are;\n"
-        "    0 switches it off (docs/training.md).",
-        before=0.0,
-    ),
-    "label_smoothing": Param(
-        0.0,
-        _number(0, 1, low_open=False),
-        "a number in [0, 1)",
-        "float, default=0.0\n"
-        "    The classifier's fine-tuning loss is the cross-entropy against targets that spread this share of\n"
-        "    the probability over all classes (``torch.nn.functional.cross_entropy``'s ``label_smoothing``);\n"
-        "    the validation loss stays the plain cross-entropy. 0 switches it off (docs/training.md).",
-        before=0.0,
-    ),
     "n_iter_no_change": Param(
         20,
         _none_or(is_positive_int),
@@ -267,19 +158,6 @@ _OTHER = {
         "    a series' last value (in every channel) as padding, so that each series ends there: unequal lengths\n"
         "    padded with NaN, as tslearn writes them. Other NaN is then an error (docs/input.md).",
     ),
-    "log_inputs": Param(
-        False,
-        is_switch_or_auto,
-        "True, False or 'auto'",
-        '{False, True, "auto"}, default=False\n'
-        "    Before the channel standardisation, replace the channels' values x by the signed log\n"
-        "    ``sign(x) * log1p(|x| / s)``, s the median of the channel's non-zero absolute values in TRAIN.\n"
-        '    True: every channel; "auto": the channels whose TRAIN values are all non-negative with a heavy right\n'
-        "    tail (skewness above 2: counts, volumes, rainfall), where a few series tens of standard deviations out\n"
-        "    would otherwise drive the network; False: none. Fitted per channel as ``channel_log_scale_``\n"
-        "    (docs/training.md).",
-        before=False,
-    ),
     "wide_scales": Param(
         False,
         lambda v: (isinstance(v, str) or not v) if is_switch_or_auto(v) else _number(1, float("inf"))(v),
@@ -289,10 +167,17 @@ _OTHER = {
         '    of their standard deviations more than a threshold times the 10th; "auto": 1,000 times,\n'
         "    ``eadct.estimators.SCALE_SPREAD``; a number: that ratio): appliance currents, counts, sensors of devices\n"
         "    that are off or on, where the channel standardisation would leave the quiet series near zero. Where\n"
-        "    some channel does, that channel is logged as ``log_inputs=True`` logs it, and the network reads each\n"
-        "    series standardised by its own level and spread as with ``series_normalization=True``; elsewhere\n"
+        "    some channel does, that channel's values x become ``sign(x) * log1p(|x| / s)`` (s the median of its\n"
+        "    non-zero absolute TRAIN values), and the network reads each series standardised by its own level and\n"
+        "    spread as with ``series_normalization=True``; elsewhere\n"
         "    nothing changes. False: neither. Fitted as ``wide_scale_channels_`` (docs/training.md).",
         before=False,
+    ),
+    "options": Param(
+        None,
+        _none_or(lambda v: isinstance(v, dict)),
+        "None or a dict",
+        "dict or None, default=None\n    The settings most users leave at their defaults (each estimator documents its fields).",
     ),
     "device": Param(
         "auto",
@@ -349,7 +234,36 @@ _OTHER = {
     "verbose": Param(False, None, "", "bool, default=False\n    Progress bars (tqdm) with per-epoch losses."),
 }
 
-#: Every parameter, ``name -> Param``: the encoder's from EncoderConfig, then the others.
+_REGRESSOR_HEAD = {
+    "loss": Param(
+        "squared_error",
+        lambda v: isinstance(v, str) and v in REGRESSION_LOSSES,
+        f"one of {list(REGRESSION_LOSSES)}",
+        '{"squared_error", "huber"}, default="squared_error"\n'
+        "    The regressor's fine-tuning loss, which also chooses its best epoch on the validation split.\n"
+        '    "squared_error": MSE on targets standardised by their mean and standard deviation (paper Eq. 9).\n'
+        '    "huber": the Huber loss on targets centred on their median and scaled by their interquartile range\n'
+        "    (/ 1.349): quadratic up to 1.35 such units from the target, linear beyond, so that a few extreme\n"
+        "    targets in TRAIN cannot dominate the fit (docs/training.md).",
+        before="squared_error",
+    ),
+    "head_refit": Param(
+        "ridge",
+        lambda v: v in REFITS,
+        f"one of {list(REFITS)}",
+        'None, "ridge" or "ridge-1se", default="ridge"\n'
+        '    None: the regressor\'s linear head as fine-tuned. "ridge": after fine-tuning, fitted again by ridge\n'
+        "    regression on the pooled representation of every TRAIN series, its strength the one with the lowest\n"
+        '    leave-one-out error on TRAIN. "ridge-1se": the same, its strength the largest whose leave-one-out\n'
+        "    error is within one standard error of the lowest (more shrinkage towards the mean target where the\n"
+        '    errors cannot tell strengths apart). With loss="huber" the head stays as fine-tuned, whose robustness\n'
+        "    a squared-error refit would undo (docs/training.md).",
+        before=None,
+    ),
+}
+
+#: Every setting, ``name -> Param``: the encoder's from EncoderConfig, then the others. The estimators' internals
+#: read them flat (:func:`eadct.estimators._options.settings`), whether a user passes them flat or in ``options``.
 PARAMS: dict[str, Param] = {
     **{
         # a model saved before a setting was exposed (conv_kernel_size) used its default
@@ -357,60 +271,119 @@ PARAMS: dict[str, Param] = {
         for name, f in encoder_settings().items()
     },
     **_OTHER,
-    **REGRESSOR_HEAD,
-    **HEAD_INIT,
-    **POOL_LAYERS,
-    **SAM_RHO,
+    **_REGRESSOR_HEAD,
 }
 ENCODER_PARAMS = tuple(encoder_settings())
 
-#: The supervised estimators' parameters, in signature order.
+#: The supervised estimators' signature, in order: what users tune and grid-search, flat.
 SUPERVISED = (
-    "architecture", "alpha", "beta", "attention_ratio", "d_model", "n_heads", "n_blocks", "attention_kernel_size",
-    "conv_kernel_size", "conv_causal", "dilation_per_layer", "stem_kernel_size", "positional_encoding",
-    "relative_positions",
-    "input_differences", "series_normalization", "d_ff", "dropout", "drop_path", "norm", "recompute_attention",
-    "attention_downsample", "attention_tokens", "pooling", "n_segments", "pool_layers", "head_hidden_size", "head_init",
-    "max_epochs", "pretrain_epochs", "max_steps", "min_steps", "lr", "lr_schedule", "batch_size", "mask_ratio",
+    "architecture",
+    "alpha",
+    "beta",
+    "attention_ratio",
+    "d_model",
+    "n_heads",
+    "n_blocks",
+    "d_ff",
+    "dropout",
+    "pooling",
+    "max_epochs",
+    "pretrain_epochs",
+    "batch_size",
+    "lr",
+    "optimizer",
+    "optimizer_kwargs",
+    "validation_fraction",
+    "n_iter_no_change",
+    "n_estimators",
+    "missing_values",
+    "options",
+    "device",
+    "n_jobs",
+    "random_state",
+    "verbose",
+    "checkpoint_path",
+)
+#: The fields of ``options`` that every estimator has: settings that most users leave at their defaults.
+OPTIONS = (
+    "attention_kernel_size",
+    "conv_kernel_size",
+    "dilation_per_layer",
+    "positional_encoding",
+    "norm",
+    "recompute_attention",
+    "attention_downsample",
+    "attention_tokens",
+    "n_segments",
+    "input_differences",
+    "series_normalization",
+    "wide_scales",
+    "max_steps",
+    "mask_ratio",
     "mask_length",
-    "validation_fraction", "n_iter_no_change", "average_epochs", "average_batch_norm", "average_decay",
-    "augmentation", "window_slicing", "mask_augmentation", "mixup", "sam_rho", "n_estimators", "optimizer",
-    "optimizer_kwargs", "clip_grad_norm", "missing_values", "log_inputs", "wide_scales", "device", "n_jobs",
-    "precision", "memory_guard", "checkpoint_path", "random_state", "verbose",
-)  # fmt: skip
-#: ``EADCTRegressor``'s parameters: the supervised ones, its loss, its head refit and the clips of its predictions and
-#: of its representation.
-REGRESSOR = (
-    SUPERVISED[: SUPERVISED.index("head_hidden_size") + 1]
-    + ("loss", "head_refit", "head_input_parts", "clip_predictions", "clip_representation")
-    + SUPERVISED[SUPERVISED.index("head_hidden_size") + 1 :]
+    "average_epochs",
+    "clip_grad_norm",
+    "precision",
+    "memory_guard",
 )
-#: ``EADCTClassifier``'s parameters: the supervised ones and its label smoothing.
-CLASSIFIER = (
-    SUPERVISED[: SUPERVISED.index("window_slicing") + 1]
-    + ("label_smoothing",)
-    + SUPERVISED[SUPERVISED.index("window_slicing") + 1 :]
-)
-#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the representation's): weight averaging of the
-#: last 20 fine-tuning epochs, every TRAIN series training, batches of 8, 8 segments, each chosen by the TRAIN screen
-#: and the benchmark for classification; 40 fine-tuning epochs, a decision for time; the log and each series' own
-#: standardisation where a channel's series' scales spread more than 10^2 times, which no shared classification set's do
-#: (10^1.75 at most); and the first differences where X has one channel that ``wide_scales`` leaves as it is, as no
-#: shared classification set has (docs/accuracy.md).
-CLASSIFIER_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "batch_size": 8, "n_segments": 8,
-                       "max_epochs": 40, "wide_scales": 100.0, "input_differences": "auto"}  # fmt: skip
-#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
-#: steps per stage (the cap bounds the time of the lost early stop on large sets), the input's treatment chosen on
-#: TRAIN (by a kernel ridge proxy, then on an inner split where the cap does not bind), and the convolutions'
-#: dilation doubling with every layer, not every block (docs/accuracy.md).
-REGRESSOR_DEFAULTS = {"average_epochs": 20, "validation_fraction": 0.0, "max_steps": 900, "input_differences": "auto",
-                      "dilation_per_layer": True}  # fmt: skip
-#: The settings of fine-tuning's StageSettings that the estimators pass by name (the step floor, weight averaging,
-#: augmentations, mixup, the classifier's label smoothing).
-FINE_TUNING_ONLY = ("min_steps", "average_epochs", "average_batch_norm", "average_decay", "augmentation",
-                    "window_slicing", "mask_augmentation", "mixup", "label_smoothing", "sam_rho")  # fmt: skip
 #: The representation has no task head and no fine-tuning: ``max_epochs`` are its pretraining epochs.
-_NO_HEAD = ("head_hidden_size", "head_init", "pretrain_epochs", "n_estimators", *FINE_TUNING_ONLY)
-UNSUPERVISED = tuple(n for n in SUPERVISED if n not in _NO_HEAD)
-#: Old names still accepted by ``__init__`` (with a FutureWarning), new name.
+UNSUPERVISED = tuple(n for n in SUPERVISED if n not in ("pretrain_epochs", "n_estimators"))
+UNSUPERVISED_OPTIONS = tuple(n for n in OPTIONS if n != "average_epochs")
+#: ``EADCTRegressor``'s ``options`` add its loss and its head's refit.
+REGRESSOR_OPTIONS = OPTIONS + tuple(_REGRESSOR_HEAD)
+
+#: ``EADCTClassifier``'s own defaults where they differ from ``PARAMS`` (the representation's), flat or in
+#: ``options``: weight averaging of the last 20 fine-tuning epochs, every TRAIN series training, batches of 8,
+#: 8 segments, 40 fine-tuning epochs, the log and each series' own standardisation where a channel's series' scales
+#: spread more than 10^2 times, and the first differences where X has one channel that ``wide_scales`` leaves as
+#: it is. How each was chosen: docs/accuracy.md.
+CLASSIFIER_DEFAULTS = {
+    "average_epochs": 20,
+    "validation_fraction": 0.0,
+    "batch_size": 8,
+    "n_segments": 8,
+    "max_epochs": 40,
+    "wide_scales": 100.0,
+    "input_differences": "auto",
+}
+#: ``EADCTRegressor``'s own defaults where they differ from ``PARAMS``: the same averaging, within 900 optimizer
+#: steps per stage, the input's treatment chosen on TRAIN (by a kernel ridge proxy, then on an inner split), and
+#: the convolutions' dilation doubling with every layer, not every block (docs/accuracy.md).
+REGRESSOR_DEFAULTS = {
+    "average_epochs": 20,
+    "validation_fraction": 0.0,
+    "max_steps": 900,
+    "input_differences": "auto",
+    "dilation_per_layer": True,
+}
+#: The representation keeps mean pooling (one d_model vector per series, docs/model.md).
+REPRESENTATION_DEFAULTS = {"pooling": "mean"}
+
+#: Old names still accepted (with a FutureWarning), new name.
 RENAMED = {"checkpoint_attention": "recompute_attention"}
+#: Parameters removed in this release, each at the value that did nothing: passed at that value a FutureWarning
+#: (for one release), at any other a TypeError; a saved model that used another value does not load
+#: (CHANGELOG.md, "Removed").
+REMOVED = {
+    "relative_positions": False,
+    "drop_path": 0.0,
+    "conv_causal": True,
+    "stem_kernel_size": 1,
+    "pool_layers": "last",
+    "head_init": "random",
+    "head_hidden_size": None,
+    "head_input_parts": None,
+    "clip_predictions": False,
+    "clip_representation": False,
+    "log_inputs": False,
+    "lr_schedule": "constant",
+    "min_steps": None,
+    "average_batch_norm": "mean",
+    "average_decay": None,
+    "augmentation": 0.0,
+    "window_slicing": 0.0,
+    "mask_augmentation": 0.0,
+    "mixup": 0.0,
+    "label_smoothing": 0.0,
+    "sam_rho": 0.0,
+}

@@ -8,8 +8,9 @@ import inspect
 import torch
 
 from ..provenance import VERSIONS_KEY, VERSIONS_OF, model_versions, warn_if_other_version
+from ._options import is_noop, option_defaults
 from ._param import NOT_GIVEN
-from ._params import PARAMS, RENAMED
+from ._params import PARAMS, REMOVED, RENAMED
 
 
 class PicklesWeights:
@@ -47,12 +48,30 @@ class PicklesWeights:
 
 
 def _upgrade_state(state: dict, cls: type) -> None:
-    """States written by earlier versions: old parameter names to new ones, and the parameters added since
-    at the values that do what that version did (``Param.before``, else the default), so that
-    ``get_params``, ``clone`` and a refit work on a loaded model and refit it as it was fitted."""
+    """States written by earlier versions: old parameter names to new ones, settings that were flat and are now
+    fields of ``options`` moved there, removed settings dropped where they did nothing (a ValueError naming them
+    otherwise: the model was fitted by something this version no longer has), and the parameters added since at
+    the values that do what that version did (``Param.before``, else the default), so that ``get_params``,
+    ``clone`` and a refit work on a loaded model and refit it as it was fitted."""
     for old, new in RENAMED.items():
         if old in state:
             state[new] = state.pop(old)
+    used = {n: state.pop(n) for n in [n for n in state if n in REMOVED]}
+    used = {n: v for n, v in used.items() if not is_noop(v, REMOVED[n])}
+    if used:
+        given = ", ".join(f"{n}={v!r:.40}" for n, v in used.items())
+        raise ValueError(
+            f"this {cls.__name__} was fitted with {given}, which eadct no longer has (CHANGELOG.md, 'Removed'); "
+            "load it with the eadct version that saved it"
+        )
+    if "options" not in state:  # written before options: its fields were flat, or did not exist yet
+        own = option_defaults(cls)
+        fields = {n: state.pop(n) for n in cls._option_names if n in state}
+        for name in cls._option_names:
+            if name not in fields and name in PARAMS and PARAMS[name].before is not NOT_GIVEN:
+                fields[name] = PARAMS[name].before
+        changed = {n: v for n, v in fields.items() if not (type(v) is type(own[n]) and v == own[n])}
+        state["options"] = changed or None
     for name, parameter in inspect.signature(cls.__init__).parameters.items():
         if name != "self" and name not in state:
             before = PARAMS[name].before if name in PARAMS else NOT_GIVEN

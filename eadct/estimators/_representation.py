@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from sklearn.base import TransformerMixin
 
-from ..networks.encoder import LEARNED_POOLINGS
 from ._base import EADCTBase
-from ._docs import FITTED_DOC, doc_with_default, parameters_doc
-from ._params import UNSUPERVISED
+from ._docs import FITTED_DOC, doc_with_default, options_doc, parameters_doc
+from ._params import REPRESENTATION_DEFAULTS, UNSUPERVISED, UNSUPERVISED_OPTIONS
 from ._signature import check_params, make_init
 
 _PRETRAIN_EPOCHS_DOC = "int, default=60\n    Pretraining epochs (at most)."
-#: The representation keeps mean pooling (one d_model vector per series, docs/model.md); the
-#: supervised estimators' default, "segments", measured better for their task heads (docs/accuracy.md).
-_OWN_DEFAULTS = {"pooling": "mean"}
-_POOLING_DOC = doc_with_default("pooling", _OWN_DEFAULTS["pooling"])
+_POOLING_DOC = doc_with_default("pooling", REPRESENTATION_DEFAULTS["pooling"])
+_OPTIONS_DOC = options_doc(UNSUPERVISED_OPTIONS, REPRESENTATION_DEFAULTS)
 
 
 class EADCTRepresentation(TransformerMixin, EADCTBase):
@@ -26,7 +23,7 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
 
     Parameters
     ----------
-{parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC, pooling=_POOLING_DOC)}
+{parameters_doc(UNSUPERVISED, max_epochs=_PRETRAIN_EPOCHS_DOC, pooling=_POOLING_DOC, options=_OPTIONS_DOC)}
     Attributes
     ----------
 {FITTED_DOC}
@@ -41,7 +38,8 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
     """
 
     _task = None
-    __init__ = make_init(UNSUPERVISED, **_OWN_DEFAULTS)
+    _option_names, _own_defaults = UNSUPERVISED_OPTIONS, REPRESENTATION_DEFAULTS
+    __init__ = make_init(UNSUPERVISED, **REPRESENTATION_DEFAULTS)
 
     def fit(self, X, y=None):
         """Train the encoder by masked reconstruction of X; y is ignored.
@@ -50,10 +48,5 @@ class EADCTRepresentation(TransformerMixin, EADCTBase):
         -------
         self
         """
-        check_params(self.get_params(), type(self).__name__)
-        if self.pooling in LEARNED_POOLINGS:
-            raise ValueError(
-                f"pooling={self.pooling!r} learns its queries in fine-tuning, which EADCTRepresentation does not "
-                'run (they would stay at their start, plain part means): use pooling="segments"'
-            )
+        check_params(self._settings(), type(self).__name__)
         return self._fit_network(self._panel(X, fitting=True), None, None)

@@ -12,12 +12,6 @@ under- and over-fitting; the leave-one-out choice shrinks it towards the mean ta
 carries no signal and keeps it sharp where it does (docs/accuracy.md, "Candidate: a ridge refit of the
 regressor's head").
 
-With ``head_input_parts`` the network's outputs also read the input itself (the means of that many parts of each
-channel, :meth:`eadct.networks.SeriesNetwork.add_input_path`): the ridge then regresses on the representation
-beside the input's parts, each feature standardised and the input's block multiplied by a weight chosen among
-``INPUT_WEIGHTS`` by the same leave-one-out error (0: the representation alone). The fine-tuning before is the
-same as without it (the input's weights stay at zero until the refit).
-
 ``head_refit="ridge-1se"`` is the same refit with another strength: the largest whose mean leave-one-out error is
 within one standard error of the lowest (Hastie, Tibshirani and Friedman, *The Elements of Statistical Learning*,
 7.10), the strongest shrinkage that the leave-one-out errors cannot tell from the best (docs/accuracy.md,
@@ -35,23 +29,6 @@ RIDGE_ALPHAS = np.logspace(-3, 5, 17)
 #: ``head_refit``'s values that refit the head by ridge regression, and what each chooses its strength by.
 RIDGE_REFITS = ("ridge", "ridge-1se")
 REFITS = (None, *RIDGE_REFITS)
-#: The weights of the input's block beside the representation that ``head_input_parts`` chooses among.
-INPUT_WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
-
-
-def check_refit(head_refit, head_hidden_size, owner: str, head_input_parts=None, loss="squared_error") -> None:
-    """Before any training: the ridge refit needs the linear head; the input's path needs the ridge refit."""
-    if head_refit in RIDGE_REFITS and head_hidden_size:
-        raise ValueError(
-            f"{owner}: head_refit={head_refit!r} refits a linear head, but head_hidden_size={head_hidden_size} gives "
-            "the head a hidden layer. Set head_hidden_size=None, or head_refit=None."
-        )
-    if head_input_parts and (head_refit not in RIDGE_REFITS or loss != "squared_error"):
-        raise ValueError(
-            f"{owner}: head_input_parts={head_input_parts} sets the input's weights in the ridge refit, which "
-            f'head_refit={head_refit!r} with loss={loss!r} does not run. Set head_refit="ridge" with '
-            'loss="squared_error", or head_input_parts=None.'
-        )
 
 
 def _standardise(features: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,35 +58,21 @@ def _one_standard_error_ridge(design: np.ndarray, targets: np.ndarray):
     return ridge
 
 
-def refit_linear_head(network, features: np.ndarray, targets: np.ndarray, inputs: np.ndarray | None = None,
-                      rule: str = "ridge"):  # fmt: skip
+def refit_linear_head(network, features: np.ndarray, targets: np.ndarray, rule: str = "ridge") -> np.ndarray:
     """Replace ``network.task_head.linear`` by the ridge fit of ``targets`` (n, n_targets) on ``features``
-    (n, width), and with ``inputs`` (the input's parts, n, parts * C) ``network.input_weight`` too; returns the
-    chosen strength of each target and the input block's weight (0.0 without ``inputs``). ``rule`` (a value of
-    ``RIDGE_REFITS``): the strength with the lowest leave-one-out error, or by the one-standard-error rule (the
-    input block's weight is chosen by the lowest error either way)."""
+    (n, width); returns the chosen strength of each target. ``rule`` (a value of ``RIDGE_REFITS``): the strength
+    with the lowest leave-one-out error, or by the one-standard-error rule."""
     from sklearn.linear_model import RidgeCV
 
     standardised, mean, scale = _standardise(features)
-    width, best = features.shape[1], None
-    parts = _standardise(inputs) if inputs is not None else None
-    for weight in INPUT_WEIGHTS if parts is not None else (0.0,):
-        design = standardised if parts is None else np.hstack([standardised, weight * parts[0]])
-        ridge = RidgeCV(alphas=RIDGE_ALPHAS, alpha_per_target=targets.shape[1] > 1).fit(design, targets)
-        if best is None or np.mean(ridge.best_score_) > np.mean(best[0].best_score_):  # the lower LOO error
-            best = (ridge, weight)
-    ridge, weight = best
     if rule == "ridge-1se":
-        design = standardised if parts is None else np.hstack([standardised, weight * parts[0]])
-        ridge = _one_standard_error_ridge(design, targets)
-    coef = np.atleast_2d(ridge.coef_)  # (n_targets, width [+ parts * C]) on the standardised columns
-    bias = np.atleast_1d(ridge.intercept_) - (coef[:, :width] / scale) @ mean
+        ridge = _one_standard_error_ridge(standardised, targets)
+    else:
+        ridge = RidgeCV(alphas=RIDGE_ALPHAS, alpha_per_target=targets.shape[1] > 1).fit(standardised, targets)
+    coef = np.atleast_2d(ridge.coef_)  # (n_targets, width) on the standardised columns
+    bias = np.atleast_1d(ridge.intercept_) - (coef / scale) @ mean
     linear = network.task_head.linear
     with torch.no_grad():
-        linear.weight.copy_(torch.as_tensor(coef[:, :width] / scale, dtype=linear.weight.dtype))
-        if parts is not None:
-            input_coef = coef[:, width:] * weight / parts[2]  # on the unstandardised parts
-            bias = bias - input_coef @ parts[1]
-            network.input_weight.copy_(torch.as_tensor(input_coef, dtype=network.input_weight.dtype))
+        linear.weight.copy_(torch.as_tensor(coef / scale, dtype=linear.weight.dtype))
         linear.bias.copy_(torch.as_tensor(bias, dtype=linear.bias.dtype))
-    return np.atleast_1d(np.asarray(ridge.alpha_, dtype=np.float64)), weight
+    return np.atleast_1d(np.asarray(ridge.alpha_, dtype=np.float64))

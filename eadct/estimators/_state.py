@@ -62,10 +62,10 @@ FITTED_STATE: dict[str, dict[str, Attribute]] = {
         "_y_ndim": Attribute("int"),
         "target_mean_": Attribute("array", ("O",)),
         "target_scale_": Attribute("array", ("O",)),
+        # the range of each target in TRAIN, which files of eadct 0.1 hold (for its clip_predictions): read, unused
         "target_min_": Attribute("array", ("O",), required=False),
         "target_max_": Attribute("array", ("O",), required=False),
         "head_alpha_": Attribute("array", ("M", "O"), required=False),
-        "head_input_weight_": Attribute("array", ("M",), required=False),
         "input_differences_": Attribute("bool", required=False),
         "treatment_choice_": Attribute("scalars", required=False),
     },
@@ -93,10 +93,9 @@ def is_device(v) -> bool:
     return isinstance(v, str) and _DEVICE.fullmatch(v) is not None
 
 
-def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], clip_predictions=False) -> dict:
+def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception]) -> dict:
     """The fitted attributes of ``state`` (already decoded, tensors as ``TensorRef``) checked against
-    :data:`FITTED_STATE` and each other (and ``clip_predictions``, the one parameter that needs attributes that
-    are optional otherwise); ``fail(message)`` builds the error to raise.
+    :data:`FITTED_STATE` and each other; ``fail(message)`` builds the error to raise.
 
     Returns the sizes they imply: ``{"C": channels, "O": outputs or None, "M": networks}``.
     """
@@ -123,8 +122,6 @@ def check_fitted(state: dict, cls_name: str, fail: Callable[[str], Exception], c
         raise fail(f"_y_ndim={state['_y_ndim']!r:.80} does not fit {outputs} target(s)")
     _check_plan(state["memory_plan_"], spec, fail)
     _check_records(state, fail)
-    if cls_name == "EADCTRegressor" and clip_predictions and not {"target_min_", "target_max_"} <= set(state):
-        raise fail("clip_predictions is set but target_min_ and target_max_, the range it clips to, are missing")
     if not isinstance(state["networks_"], list):
         raise fail("networks_ must be a list of the ensemble's further members")
     return {"C": state["n_channels_"], "O": outputs, "M": 1 + len(state["networks_"])}

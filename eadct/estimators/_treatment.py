@@ -90,7 +90,7 @@ def chosen(est) -> dict:
     """The encoder settings that "auto" chose in fit (empty before fit, and without "auto"): the input's
     differences, and each series' own standardisation where ``wide_scales`` found a channel of wide scales."""
     out = {}
-    if is_auto(getattr(est, "input_differences", None)) and hasattr(est, "input_differences_"):
+    if is_auto(est._option("input_differences")) and hasattr(est, "input_differences_"):
         out["input_differences"] = est.input_differences_
     if np.any(getattr(est, "wide_scale_channels_", False)):
         out["series_normalization"] = True
@@ -99,7 +99,7 @@ def chosen(est) -> dict:
 
 def cap_binds(est, n_series: int) -> bool:
     """Whether ``est``'s ``max_steps`` shortens fine-tuning on ``n_series`` training series (StageSettings.capped)."""
-    stage = StageSettings(max_epochs=est.max_epochs, batch_size=est.batch_size, max_steps=est.max_steps)
+    stage = StageSettings(max_epochs=est.max_epochs, batch_size=est.batch_size, max_steps=est._option("max_steps"))
     return stage.capped(n_series).max_epochs < est.max_epochs
 
 
@@ -110,9 +110,20 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
     ``fit`` checks them first."""
     series, y_arr = _series_list(X), np.asarray(y, dtype=np.float64)
     n = len(y_arr)
-    choice = dict(chosen=False, margin=MARGIN, rmse_without=None, rmse_with=None, n_fit=n, n_holdout=0, choice_s=0.0,
-                  skipped=None, proxy_margin=PROXY_MARGIN, proxy_without=None, proxy_with=None,
-                  decided_by=None)  # fmt: skip
+    choice = dict(
+        chosen=False,
+        margin=MARGIN,
+        rmse_without=None,
+        rmse_with=None,
+        n_fit=n,
+        n_holdout=0,
+        choice_s=0.0,
+        skipped=None,
+        proxy_margin=PROXY_MARGIN,
+        proxy_without=None,
+        proxy_with=None,
+        decided_by=None,
+    )
     if n < MIN_SERIES:
         return {**choice, "skipped": "few series"}
     start = time.perf_counter()
@@ -122,8 +133,12 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
         if scores[1] < PROXY_MARGIN * scores[0]:  # the proxy sees the slopes: no network fits needed
             return {**choice, "chosen": True, "decided_by": "proxy", "choice_s": time.perf_counter() - start}
         if scores[1] >= NETWORK_BELOW * scores[0]:  # no gain the network's two fits would be needed to confirm
-            return {**choice, "skipped": "no proxy gain", "decided_by": "proxy",
-                    "choice_s": time.perf_counter() - start}  # fmt: skip
+            return {
+                **choice,
+                "skipped": "no proxy gain",
+                "decided_by": "proxy",
+                "choice_s": time.perf_counter() - start,
+            }
     if cap_binds(est, n):
         return {**choice, "skipped": "step cap", "choice_s": time.perf_counter() - start}
     fit_idx, hold_idx = train_test_split(np.arange(n), test_size=HOLDOUT, random_state=est.random_state)
@@ -131,7 +146,7 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
     scale = y_arr[fit_idx].reshape(len(fit_idx), -1).std(axis=0)
     scale = np.where(scale > 1e-12, scale, 1.0)
     for differences in (False, True):  # fits as long as the refit: shorter ones miss Tecator's gain (docs/accuracy.md)
-        inner = clone(est).set_params(input_differences=differences, checkpoint_path=None)
+        inner = clone(est).set_params(options__input_differences=differences, checkpoint_path=None)
         inner.fit(take(fit_idx), y_arr[fit_idx], X_unlabeled=X_unlabeled)
         with warnings.catch_warnings():  # a held-out series longer than the fitted part's: the choice's, not the user's
             warnings.simplefilter("ignore", LongerSeriesWarning)
@@ -150,12 +165,13 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
 
 def fit_with_chosen_treatment(est, X, y, X_unlabeled=None):
     """Choose ``input_differences`` on an inner split of (X, y), then fit ``est`` on all of it with the choice;
-    ``est.input_differences`` stays "auto" (scikit-learn's contract: fit does not change parameters)."""
+    ``est.options`` is the same object after (scikit-learn's contract: fit does not change parameters)."""
     choice = choose(est, X, y, X_unlabeled)
-    est.input_differences = choice["chosen"]
+    given = est.options
+    est.options = {**(given or {}), "input_differences": choice["chosen"]}
     try:
         est.fit(X, y, X_unlabeled=X_unlabeled)
     finally:
-        est.input_differences = "auto"
+        est.options = given
     est.input_differences_, est.treatment_choice_ = choice["chosen"], choice
     return est

@@ -52,7 +52,7 @@ def warn_longer(estimator, longest: int) -> None:
     )
     positions = (
         "are sinusoidal positions that the network never trained on"
-        if estimator.positional_encoding == "sinusoidal"
+        if estimator._option("positional_encoding") == "sinusoidal"
         else "reuse the last learned positional embedding"
     )
     warn_user(

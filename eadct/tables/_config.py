@@ -87,12 +87,12 @@ class Profile:
         """The settings every fit of the profile starts from: ``paper_configuration(task)``, or the defaults of the
         same settings of the estimator of ``task`` (``base = "defaults"``: what ``EADCTClassifier()`` or
         ``EADCTRegressor()`` does today)."""
-        from ..estimators import paper_configuration
+        from ..estimators import flatten, paper_configuration
 
         if self.base == "paper":
-            return paper_configuration(task)
+            return flatten(paper_configuration(task))
         defaults = current_defaults(task)
-        return {k: defaults[k] for k in paper_configuration(task)}
+        return {k: defaults[k] for k in flatten(paper_configuration(task))}
 
     def epochs(self, task: str = "classification") -> dict:
         """The refit's ``max_epochs``, ``pretrain_epochs``, ``n_iter_no_change``: the profile's, else the base's

@@ -130,19 +130,18 @@ def dataset_task(name: str) -> str:
 
 def current_defaults(task: str = "classification") -> dict:
     """The defaults of the estimator of ``task`` today, without ``UNKEYED``."""
-    return {k: v for k, v in estimator_class(task)().get_params().items() if k not in UNKEYED}
+    return {k: v for k, v in estimator_class(task)()._settings().items() if k not in UNKEYED}
 
 
 def _data_decisions(info, wide_scales) -> dict:
     """What each default whose "auto" decides from the data decides on the set of registry entry ``info``, where
     the entry says (a decision left out where it does not): ``wide_scales`` (its value in the defaults: "auto" or
-    a threshold) from the set's measured scale spread, ``stem_kernel_size`` from its channels, and on a
+    a threshold) from the set's measured scale spread, and on a
     classification set the classifier's ``input_differences`` from its channels and ``wide_scales``' decision
     (``differences_rule``: never with several channels)."""
     from ..estimators import differences_rule, spread_threshold
-    from ..networks.config import auto_stem_kernel
 
-    out = {"stem_kernel_size": auto_stem_kernel(info.n_channels)}
+    out = {}
     threshold = spread_threshold(wide_scales)
     if threshold is None or info.scale_spread is not None:
         out["wide_scales"] = threshold is not None and bool(10**info.scale_spread > threshold)
@@ -161,8 +160,11 @@ def decided(changed: dict, dataset: str | None) -> dict:
     info = None if dataset is None else get_info(dataset)
     decisions = {} if info is None else _data_decisions(info, changed.get("wide_scales", False))
     data_dependent = {k for k, v in changed.items() if v == "auto" or (k == "wide_scales" and v is not False)}
-    return {k: v for k, v in changed.items()
-            if not (k in data_dependent and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])}  # fmt: skip
+    return {
+        k: v
+        for k, v in changed.items()
+        if not (k in data_dependent and k in decisions and decisions[k] == REFERENCE_DEFAULTS[k])
+    }
 
 
 def key_base(base: str, task: str = "classification", dataset: str | None = None) -> tuple[dict, dict]:
@@ -174,12 +176,12 @@ def key_base(base: str, task: str = "classification", dataset: str | None = None
     values for "paper"); the changed settings are those whose value today differs from that. While nothing
     has changed since the reference this is the key's former content, so stored results keep their keys; nor
     does a default whose "auto" decides the reference's value on ``dataset`` (:func:`decided`)."""
-    from ..estimators import paper_configuration
+    from ..estimators import flatten, paper_configuration
 
     now = current_defaults(task)
     if base == "paper":
-        paper = paper_configuration(task)
-        listed = {k: paper[k] for k in REFERENCE_BASE_NAMES if k in paper}
+        paper = flatten(paper_configuration(task))  # a setting removed since keeps the reference's value
+        listed = {k: paper.get(k, REFERENCE_DEFAULTS[k]) for k in REFERENCE_BASE_NAMES}
         now.update(paper)
     else:
         listed = {k: REFERENCE_DEFAULTS[k] for k in REFERENCE_BASE_NAMES}
@@ -213,6 +215,9 @@ def key_params(listed: dict, changed: dict, row: dict) -> dict:
     classification set is the classifier's fit before ``wide_scales`` existed, and shares its results. A row's
     other settings stay in the key as they are, equal to the reference or not (stored keys do not move)."""
     reference = {**REFERENCE_DEFAULTS, **listed}
-    back = {k for k, v in row.items() if k in changed and k in reference and reference[k] == v
-            and type(reference[k]) is type(v)}  # fmt: skip
+    back = {
+        k
+        for k, v in row.items()
+        if k in changed and k in reference and reference[k] == v and type(reference[k]) is type(v)
+    }
     return {k: v for k, v in {**changed, **row}.items() if k not in back}

@@ -139,19 +139,16 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
     predict_s = time.perf_counter() - t0
     n_params = int(sum(p.numel() for p in est.network_.parameters()))
     epochs = {s: sum(r["stage"] == s for r in est.history_) for s in ("pretrain", "finetune")}
-    hyper = {
-        k: v for k, v in est.get_params().items() if k not in ("verbose", "checkpoint_path", "optimizer", "n_jobs")
-    }
+    settings = est._settings()
+    hyper = {k: v for k, v in settings.items() if k not in ("verbose", "checkpoint_path", "optimizer", "n_jobs")}
     if hasattr(est, "head_alpha_"):  # the regressor's ridge refit: the strength leave-one-out chose on TRAIN
         hyper["head_alpha"] = est.head_alpha_.ravel().tolist()
-    if est.get_params().get("input_differences") == "auto":  # what "auto" took on TRAIN (rule or choice)
+    if settings.get("input_differences") == "auto":  # what "auto" took on TRAIN (rule or choice)
         hyper["input_differences_chosen"] = bool(est.input_differences_)
     if hasattr(est, "treatment_choice_"):  # the regressor's "auto": which judge chose
         hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
-    if getattr(est, "wide_scales", False) and hasattr(est, "wide_scale_channels_"):  # where "auto" or a threshold acted
+    if settings.get("wide_scales", False) and hasattr(est, "wide_scale_channels_"):  # where "auto" or a threshold acted
         hyper["wide_scale_channels"] = [i for i, wide in enumerate(est.wide_scale_channels_) if wide]
-    if hasattr(est, "head_input_weight_"):  # with head_input_parts: the input block's weight leave-one-out chose
-        hyper["head_input_weight"] = est.head_input_weight_.tolist()
     ckpt.unlink(missing_ok=True)
     return est, pred, fit_s, predict_s, n_params, hyper, est.device_, epochs
 

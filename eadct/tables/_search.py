@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from ..estimators import nest
 from ._config import ModelSpec, Profile, TableConfig
 from ._data import Data, higher_is_better, metric_name, score, subset
 from ._keys import current_defaults, estimator_class
@@ -36,7 +37,8 @@ def make_estimator(task, spec: ModelSpec, profile: Profile, dataset: str, hyper:
         **fit_settings,
         "random_state": seed,
     }
-    return estimator_class(task)(**params)
+    cls = estimator_class(task)
+    return cls(**nest(cls, params))
 
 
 def candidates(table: TableConfig, spec: ModelSpec, profile: Profile, task: str = "classification") -> list[dict]:

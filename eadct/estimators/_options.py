@@ -1,0 +1,151 @@
+"""``options``: the settings that most users leave at their defaults, one nested dict per estimator.
+
+An estimator's signature holds what users tune and grid-search; every other setting is a field of its
+``options`` (None: the estimator's defaults), which scikit-learn's tools reach as ``options__<field>``, the way
+a ``Pipeline`` reaches ``step__param`` and skorch ``optimizer__lr``: ``get_params()`` lists every field with the
+value in effect, ``set_params(options__<field>=v)`` (and so ``GridSearchCV``) sets one without touching the
+others. Inside the package the settings are read flat (:func:`settings`). The fields, their defaults and checks
+are :data:`eadct.estimators._params.PARAMS`' entries; which estimator has which is set in ``_params``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+from ._params import PARAMS, REMOVED, RENAMED
+
+PREFIX = "options__"
+
+
+def option_defaults(cls) -> dict:
+    """``cls``'s options in effect when ``options`` is None: ``name -> default``, in order."""
+    return {n: cls._own_defaults.get(n, PARAMS[n].default) for n in cls._option_names}
+
+
+def check_options(options, owner) -> dict:
+    """``options`` as a dict of ``owner``'s fields (a ValueError naming any other key or a non-dict)."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise ValueError(
+            f"{owner.__name__}: options must be None or a dict of settings, e.g. options={{'average_epochs': 10}}; "
+            f"got {type(options).__name__}."
+        )
+    unknown = [k for k in options if k not in owner._option_names]
+    if unknown:
+        hint = "".join(f" {k} was removed (CHANGELOG.md, 'Removed')." for k in unknown if k in REMOVED)
+        raise ValueError(
+            f"{owner.__name__}: options has no field {', '.join(map(repr, unknown))}.{hint} Its fields are "
+            f"{list(owner._option_names)}."
+        )
+    return options
+
+
+def settings(params: dict, owner) -> dict:
+    """Every setting in effect, flat: ``params`` (an estimator's ``get_params(deep=False)``) with ``options``
+    replaced by its fields, the estimator's defaults filled in."""
+    flat = {k: v for k, v in params.items() if k != "options"}
+    return {**flat, **option_defaults(owner), **check_options(params.get("options"), owner)}
+
+
+def deep_options(estimator, owner) -> dict:
+    """``options__<field> -> value`` for every field of ``owner`` (the scikit-learn class) in effect in
+    ``estimator`` (``get_params(deep=True)``'s nested entries)."""
+    options = estimator.options if isinstance(estimator.options, dict) else {}
+    fields = {**option_defaults(owner), **options}
+    return {PREFIX + k: v for k, v in fields.items() if k in owner._option_names}
+
+
+def with_options(estimator, owner, params: dict) -> dict:
+    """``set_params``'s arguments for ``estimator`` (of the scikit-learn class ``owner``, or delegating to it) with
+    its ``options__<field>`` entries folded into a new ``options`` dict (one given by the caller is never changed)."""
+    flat, nested = split_nested(owner, params)
+    if nested:
+        base = flat.get("options", estimator.options)
+        flat["options"] = {**(base if isinstance(base, dict) else {}), **nested}
+    return flat
+
+
+def split_nested(owner, params: dict) -> tuple[dict, dict]:
+    """``set_params``'s arguments as (flat parameters, option fields): ``options__<field>`` entries, and old flat
+    names of option fields (a FutureWarning each), become fields; ``options`` itself stays flat."""
+    flat, nested = {}, {}
+    for key, value in params.items():
+        name = RENAMED.get(key.removeprefix(PREFIX), key.removeprefix(PREFIX))
+        if key.startswith(PREFIX) or (name in owner._option_names and key not in owner._get_param_names()):
+            if not key.startswith(PREFIX):
+                _warn_moved(key, name, value)
+            if name not in owner._option_names:
+                check_options({name: value}, owner)
+            nested[name] = value
+        else:
+            flat[key] = value
+    return flat, nested
+
+
+def from_init(owner, params: dict) -> dict:
+    """``__init__``'s keyword arguments as stored: removed ones dropped (a FutureWarning at the value that did
+    nothing, else a TypeError), option fields passed flat moved into ``options`` (a FutureWarning)."""
+    params = dict(params)
+    for name in [n for n in params if n in REMOVED and n not in owner._option_names]:
+        _removed(owner, name, params.pop(name))
+    flat, nested = split_nested(owner, {k: v for k, v in params.items() if k not in owner._get_param_names()})
+    if flat:
+        raise TypeError(f"{owner.__name__}.__init__() got an unexpected keyword argument {next(iter(flat))!r}")
+    if nested:
+        given = params.get("options")
+        if given is not None and not isinstance(given, dict):
+            check_options(given, owner)
+        params = {k: v for k, v in params.items() if k in owner._get_param_names()}
+        params["options"] = {**(given or {}), **nested}
+    return params
+
+
+def _removed(owner, name: str, value) -> None:
+    noop = REMOVED[name]
+    if is_noop(value, noop):
+        warnings.warn(
+            f"{name} was removed from {owner.__name__} (CHANGELOG.md, 'Removed'); {name}={value!r} did nothing and "
+            "is ignored. Stop passing it: in the next release it is an error.",
+            FutureWarning,
+            stacklevel=4,
+        )
+        return
+    raise TypeError(
+        f"{owner.__name__}: {name} was removed (CHANGELOG.md, 'Removed': it lost its measurement), so {name}="
+        f"{value!r} cannot be honoured. Drop it; the estimator now does what {name}={noop!r} did."
+    )
+
+
+def is_noop(value, noop) -> bool:
+    """Whether ``value`` is the removed parameter's value that did nothing (0 for 0.0; numpy's bools too)."""
+    if noop is None or isinstance(noop, bool):
+        return value is noop or (type(value).__module__ == "numpy" and isinstance(noop, bool) and value == noop)
+    if isinstance(noop, str):
+        return isinstance(value, str) and value == noop
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == noop
+
+
+def _warn_moved(old: str, name: str, value) -> None:
+    warnings.warn(
+        f"{old} is now a field of options: pass options={{{name!r}: {value!r}}} (options__{name} in a parameter "
+        "grid). The flat name works for one more release.",
+        FutureWarning,
+        stacklevel=4,
+    )
+
+
+def flatten(params: dict) -> dict:
+    """``params`` (an estimator's keyword arguments) with the fields of its ``options`` beside the others, flat:
+    the form the benchmark tables' configurations and keys use."""
+    flat = {k: v for k, v in params.items() if k != "options"}
+    return {**flat, **(params.get("options") or {})}
+
+
+def nest(owner, flat: dict) -> dict:
+    """``owner``'s keyword arguments for the flat settings ``flat`` (:func:`flatten`'s inverse): its option fields
+    gathered in ``options``; a name that is neither a parameter nor a field stays, for ``__init__`` to refuse."""
+    fields = {k: v for k, v in flat.items() if k in owner._option_names and k not in owner._get_param_names()}
+    params = {k: v for k, v in flat.items() if k not in fields}
+    return {**params, "options": fields} if fields else params
