@@ -31,9 +31,6 @@ def test_pooling_shapes_and_padding(how):
     valid = torch.arange(10)[None, :] < torch.tensor([[10], [7], [3]])
     h = h * valid.unsqueeze(-1)
     pooler = None
-    if how in LEARNED_POOLINGS:  # with queries away from their zero start, so that the weights differ
-        pooler = SegmentAttentionPooling(4)
-        torch.nn.init.normal_(pooler.queries, std=2.0)
     out = pool_steps(h, valid, how, pooler=pooler)
     assert out.shape == (3, pooled_width(how, 4))
     # a series pools the same alone (no padding) and padded in the batch
@@ -74,82 +71,8 @@ def test_models_saved_before_n_segments_load_with_four():
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
-def test_segments_max_is_the_mean_the_max_then_the_part_means():
-    h = torch.tensor([[0.0, 5.0, 1.0, 2.0, 9.0, 3.0, 4.0, 0.0]]).reshape(1, 8, 1)
-    out = pool_steps(h, None, "segments-max", n_segments=4)
-    torch.testing.assert_close(out, torch.tensor([[3.0, 9.0, 2.5, 1.5, 6.0, 2.0]]))
-    assert pooled_width("segments-max", 4, n_segments=8) == 40
-    # the max reads valid steps only: a padded step larger than every valid one changes nothing
-    padded = torch.cat([h[:, :5], torch.full((1, 3, 1), 100.0)], dim=1)
-    valid = torch.arange(8)[None, :] < 5
-    torch.testing.assert_close(pool_steps(padded, valid, "segments-max"), pool_steps(h[:, :5], None, "segments-max"))
-    X, y = make_panel(n=16)
-    reg = EADCTRegressor(**FAST, pooling="segments-max").fit(X, y.astype(float))
-    assert reg.transform(X).shape == (len(X), (reg.n_segments + 2) * TINY["d_model"])
-
-
-def test_segments_std_is_the_mean_the_standard_deviation_then_the_part_means():
-    h = torch.tensor([[0.0, 4.0, 1.0, 3.0, 9.0, 3.0, 4.0, 0.0]]).reshape(1, 8, 1)
-    out = pool_steps(h, None, "segments-std", n_segments=4)
-    std = math.sqrt(float(h.var(unbiased=False)) + 1e-5)
-    torch.testing.assert_close(out, torch.tensor([[3.0, std, 2.0, 2.0, 6.0, 2.0]]))
-    assert pooled_width("segments-std", 4, n_segments=8) == 40
-    # valid steps only: padding, whatever its values, changes nothing; a constant series gets a finite gradient
-    padded = torch.cat([h[:, :5], torch.full((1, 3, 1), 100.0)], dim=1)
-    valid = torch.arange(8)[None, :] < 5
-    torch.testing.assert_close(pool_steps(padded, valid, "segments-std"), pool_steps(h[:, :5], None, "segments-std"))
-    flat = torch.ones(2, 6, 3, requires_grad=True)
-    pool_steps(flat, None, "segments-std", n_segments=2).sum().backward()
-    assert torch.isfinite(flat.grad).all()
-    X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, pooling="segments-std").fit(X, y)
-    assert clf.transform(X).shape == (len(X), (clf.n_segments + 2) * TINY["d_model"])
-
-
-def test_segment_attention_starts_as_segments_and_weighs_steps_by_its_queries():
-    """At zero queries every step of a slot weighs the same: exactly "segments", empty parts included. A query
-    along a feature moves the slot's weight to the steps where that feature is large, within the slot only, and
-    padded steps never count; the queries get gradients."""
-    torch.manual_seed(0)
-    h = torch.randn(3, 10, 4)
-    valid = torch.arange(10)[None, :] < torch.tensor([[10], [6], [2]])  # the last series is shorter than 4 parts
-    pooler = SegmentAttentionPooling(4, n_segments=4)
-    torch.testing.assert_close(pooler(h, valid), pool_steps(h, valid, "segments", n_segments=4))
-    assert pooled_width("segments-attention", 4, n_segments=8) == 36
-    steps = torch.tensor([[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]).reshape(1, 8, 1)
-    sharp = SegmentAttentionPooling(1, n_segments=2)
-    with torch.no_grad():
-        sharp.queries.fill_(100.0)  # nearly all weight on each slot's largest value
-    torch.testing.assert_close(sharp(steps, None), torch.tensor([[7.0, 3.0, 7.0]]), atol=1e-4, rtol=0)
-    padded = torch.cat([steps[:, :6], torch.full((1, 2, 1), 50.0)], dim=1)
-    valid6 = torch.arange(8)[None, :] < 6
-    torch.testing.assert_close(sharp(padded, valid6), torch.tensor([[5.0, 2.0, 5.0]]), atol=1e-4, rtol=0)
-    pooler(h, valid).sum().backward()
-    assert pooler.queries.grad is not None and pooler.queries.grad.abs().sum() > 0
-    with pytest.raises(ValueError, match="pooler"):
-        pool_steps(h, valid, "segments-attention")
-
-
-def test_segment_attention_queries_train_in_fine_tuning_and_survive_saving(tmp_path):
-    import eadct
-
-    X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, pooling="segments-attention").fit(X, y)
-    queries = clf.network_.pooler.queries.detach()
-    assert queries.shape == (clf.n_segments + 1, TINY["d_model"]) and queries.abs().sum() > 0
-    assert clf.transform(X).shape == (len(X), (clf.n_segments + 1) * TINY["d_model"])
-    eadct.save(clf, tmp_path / "model.safetensors")
-    loaded = eadct.load(tmp_path / "model.safetensors")
-    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
-    reg = EADCTRegressor(**FAST, pooling="segments-attention").fit(X, y.astype(float))
-    assert reg.predict(X).shape == (len(X),)
-    assert EADCTClassifier(**FAST).fit(X, y).network_.pooler is None  # other poolings hold no queries
-    with pytest.raises(ValueError, match="fine-tuning"):  # the representation never fine-tunes
-        EADCTRepresentation(**{**TINY_REPR, "max_epochs": 1}, pooling="segments-attention").fit(X)
-
-
-@pytest.mark.parametrize("how", ["mean-max", "segments", "segments-max", "segments-std", "segments-attention"])
-def test_new_poolings_fit_unequal_lengths_and_pickle(how):
+@pytest.mark.parametrize("how", ["max", "segments"])
+def test_poolings_fit_unequal_lengths_and_pickle(how):
     X, y, _ = make_unequal(lengths=(3, 15))
     clf = EADCTClassifier(**{**FAST, "pooling": how}).fit(X, y)
     proba = clf.predict_proba(X)
@@ -157,17 +80,6 @@ def test_new_poolings_fit_unequal_lengths_and_pickle(how):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
     again = clone(clf).fit(X, y).predict_proba(X)
     np.testing.assert_array_equal(again, proba)  # deterministic with a seed
-
-
-def test_cosine_schedule():
-    s = StageSettings(max_epochs=4, batch_size=8, lr=1.0, lr_schedule="cosine")
-    assert [round(s.lr_at(e), 6) for e in range(4)] == [1.0, 0.853553, 0.5, 0.146447]
-    assert StageSettings(max_epochs=4, batch_size=8, lr=0.5).lr_at(3) == 0.5
-    X, y = make_panel(n=20)
-    a = EADCTClassifier(**{**FAST, "lr_schedule": "cosine"}).fit(X, y)
-    b = EADCTClassifier(**FAST).fit(X, y)
-    assert not np.array_equal(a.predict_proba(X), b.predict_proba(X))
-    np.testing.assert_array_equal(clone(a).fit(X, y).predict_proba(X), a.predict_proba(X))
 
 
 def test_ensemble_of_one_is_the_single_model():
@@ -341,14 +253,11 @@ def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
         EADCTClassifier(**{**FAST, "average_epochs": 0}).fit(X, y)
 
 
-@pytest.mark.parametrize("batch_norm", ["mean", "recompute"])
-def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch, batch_norm):
-    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one,
-    with either way of getting the averaged weights' BatchNorm statistics."""
+def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
+    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one."""
 
     X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_epochs": 3, "random_state": 0,
-              "average_batch_norm": batch_norm}  # fmt: skip
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "options": {"average_epochs": 3}, "random_state": 0}
     whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
     resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
     np.testing.assert_array_equal(resumed, whole)
@@ -546,63 +455,3 @@ def test_series_normalization_fits_round_trips_and_is_off_in_old_models():
     np.testing.assert_array_equal(clone(reg).fit(Xu, target).predict(Xu), reg.predict(Xu))
 
 
-def test_average_decay_keeps_the_moving_average_of_the_best_epoch(monkeypatch):
-    """Each epoch's key is computed with the moving average of the weights, which the best epoch keeps;
-    early stopping still applies; clone, pickle and the check of the two averagings together."""
-    from eadct.training import loop
-
-    X, y = make_panel(n=20)
-    trained, evaluated = [], []
-    original_update, original_add = loop._Progress.update, loop._Progress.add_to_moving_average
-
-    def add(self, network, decay):
-        trained.append({k: v.detach().clone() for k, v in network.state_dict().items()})
-        return original_add(self, network, decay)
-
-    def update(self, key, network, epoch):
-        evaluated.append({k: v.detach().clone() for k, v in network.state_dict().items()})
-        return original_update(self, key, network, epoch)
-
-    monkeypatch.setattr(loop._Progress, "add_to_moving_average", add)
-    monkeypatch.setattr(loop._Progress, "update", update)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "average_decay": 0.5, "average_epochs": None,
-              "validation_fraction": 0.25}  # fmt: skip
-    clf = EADCTClassifier(**params).fit(X, y)
-    monkeypatch.undo()
-    records = [r for r in clf.history_ if r["stage"] == "finetune"]
-    assert len(trained) == len(evaluated) == len(records)
-    for key in trained[0]:
-        if not trained[0][key].is_floating_point():
-            continue
-        moving = trained[0][key].double()
-        for epoch, state in enumerate(trained):
-            moving = moving if epoch == 0 else 0.5 * moving + 0.5 * state[key].double()
-            torch.testing.assert_close(evaluated[epoch][key], moving.to(state[key].dtype))
-    best = max(i for i, r in enumerate(records) if r["best"])
-    for key, value in clf.network_.state_dict().items():
-        torch.testing.assert_close(value, evaluated[best][key])
-    assert not torch.equal(trained[-1]["task_head.linear.weight"], evaluated[-1]["task_head.linear.weight"])
-    proba = clf.predict_proba(X)
-    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    # patience 2: the stop two epochs after the last better averaged key (a high rate, so that one comes)
-    decay = {"average_decay": 0.9, "average_epochs": None, "validation_fraction": 0.25}
-    stopped = EADCTRegressor(**{**FAST, "max_epochs": 30, "n_iter_no_change": 2, "lr": 0.03, **decay})
-    stopped.fit(X, np.arange(20.0))
-    records = [r for r in stopped.history_ if r["stage"] == "finetune"]
-    assert len(records) < 30 and len(records) == max(i for i, r in enumerate(records) if r["best"]) + 3
-    with pytest.raises(ValueError, match="average_decay must be None or a number in"):
-        EADCTClassifier(**{**FAST, "average_decay": 1.0, "average_epochs": None}).fit(X, y)
-    with pytest.raises(ValueError, match="two ways of averaging weights"):
-        EADCTClassifier(**{**FAST, "average_decay": 0.9}).fit(X, y)  # the classifier averages 20 epochs
-    with pytest.raises(ValueError, match="two ways of averaging weights"):
-        EADCTRegressor(**{**FAST, "average_decay": 0.9}).fit(X, np.arange(20.0))  # so does the regressor
-
-
-def test_average_decay_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
-    X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "average_decay": 0.7, "random_state": 0,
-              "validation_fraction": 0.25, "average_epochs": None}  # fmt: skip
-    whole = EADCTRegressor(**params).fit(X, np.arange(20.0)).predict(X)
-    resumed = _killed_then_resumed(EADCTRegressor, params, X, np.arange(20.0), tmp_path, monkeypatch).predict(X)
-    np.testing.assert_array_equal(resumed, whole)
