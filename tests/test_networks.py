@@ -1,4 +1,5 @@
-"""Network unit tests: shapes, the logit chain, degenerations, padding invariance (no training)."""
+"""Network unit tests: shapes, the logit chain, degenerations, padding invariance, the pooling registry, the heads and
+the validation of the architecture rows (no training)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,26 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-from eadct.networks import EADCTEncoder, EncoderConfig, EvolvingAttention
+from eadct.networks import (
+    ARCHITECTURES,
+    POOLINGS,
+    ClassificationHead,
+    DilatedConvBranch,
+    EADCTEncoder,
+    EncoderConfig,
+    EvolvingAttention,
+    Pooling,
+    RegressionHead,
+    SeriesNetwork,
+    get_architecture,
+    pool_steps,
+    pooled_width,
+    register_pooling,
+    validate_encoder_config,
+)
+from eadct.networks import pooling as pooling_module
 
 
 def encoder(**kw):
@@ -44,6 +63,23 @@ def test_dilation_doubles_per_block():
     enc = encoder(n_blocks=3)
     dil = [layer.conv.conv1.dilation[0] for layer in enc.layers]
     assert dil == [1, 1, 2, 2, 4, 4]
+
+
+def test_dilation_doubles_per_layer_when_asked():
+    enc = encoder(dilation_per_layer=True)
+    assert [layer.conv.conv1.dilation[0] for layer in enc.layers] == [1, 2, 4, 8]
+    assert enc(torch.randn(2, 24, 3)).shape == (2, 24, 16)
+
+
+@pytest.mark.parametrize("kernel, dilation", [(3, 1), (3, 2), (4, 1)])
+def test_the_convolution_branch_reads_only_the_steps_up_to_each(kernel, dilation):
+    torch.manual_seed(0)
+    x = torch.randn(1, 20, 4, requires_grad=True)
+    out = DilatedConvBranch(4, 6, kernel, dilation)(x)
+    assert out.shape == (1, 20, 6)
+    (grad,) = torch.autograd.grad(out[0, 10].sum(), x)
+    read = grad[0].abs().sum(1).nonzero().flatten()
+    assert (int(read.min()), int(read.max())) == (10 - 2 * (kernel - 1) * dilation, 10)  # two convolutions
 
 
 def test_map_of_layer_i_reaches_layer_i_plus_1():
@@ -402,3 +438,135 @@ def test_inference_runs_in_blocks_with_the_same_result(monkeypatch):
     monkeypatch.setattr(attention, "CHUNK_ELEMENTS", 2 * 24 * 4)
     with torch.no_grad():
         torch.testing.assert_close(enc(x), stored, atol=1e-5, rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------------- poolings
+@pytest.fixture
+def registered():
+    """Register poolings for one test (``registered(pooling)``) and remove them from the registry after it."""
+    names = []
+
+    def register(pooling):
+        names.append(pooling.name)
+        return register_pooling(pooling)
+
+    yield register
+    for name in names:
+        del pooling_module._REGISTRY[name]
+
+
+def _steps():
+    torch.manual_seed(0)
+    h = torch.randn(3, 9, 4)
+    valid = torch.ones(3, 9, dtype=torch.bool)
+    valid[0, 5:] = False
+    return h, valid
+
+
+@pytest.mark.parametrize("name", sorted(POOLINGS))
+def test_every_pooling_has_its_declared_width_and_ignores_padded_steps(name):
+    h, valid = _steps()
+    padded = h.clone()
+    padded[0, 5:] = 123.0
+    out = pool_steps(padded, valid, name, n_steps=9, n_segments=3)
+    assert out.shape == (3, pooled_width(name, 4, 9, 3))
+    torch.testing.assert_close(out[:1], pool_steps(h[:1, :5], None, name, n_steps=9, n_segments=3))
+
+
+def test_the_registry_holds_the_four_poolings_and_is_read_only():
+    assert list(POOLINGS) == ["mean", "max", "segments", "flatten"]
+    assert {name: p.uses for name, p in POOLINGS.items()} == {
+        "mean": frozenset(),
+        "max": frozenset(),
+        "segments": frozenset({"n_segments"}),
+        "flatten": frozenset(),
+    }
+    assert all(p.description and p.build is None for p in POOLINGS.values())
+    assert pooled_width("segments", 4, n_segments=8) == 36 and pooled_width("flatten", 4, 7) == 28
+    with pytest.raises(TypeError):
+        POOLINGS["mean-max"] = POOLINGS["mean"]
+    with pytest.raises(ValueError, match="registered already"):
+        register_pooling(POOLINGS["mean"])
+    with pytest.raises(ValueError, match=r"pooling must be one of \['mean', 'max', 'segments', 'flatten'\]"):
+        pooled_width("mean-max", 4)
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        SeriesNetwork(encoder(), 3, None, "segments-attention")
+    with pytest.raises(ValueError, match="needs n_steps"):
+        pooled_width("flatten", 4)
+
+
+def _last_step(h, valid, **_):
+    lengths = valid.sum(dim=1) if valid is not None else torch.full((h.shape[0],), h.shape[1])
+    return h[torch.arange(h.shape[0]), lengths - 1]
+
+
+def test_a_registered_pooling_serves_the_network_and_pooled_width(registered):
+    registered(Pooling("last", _last_step, lambda d, max_len, n_segments: d, description="the last valid step"))
+    assert "last" in POOLINGS and pooled_width("last", 16) == 16
+    enc = encoder()
+    network = SeriesNetwork(enc, 3, ClassificationHead(pooled_width("last", 16), 2, 0.0), "last").eval()
+    x, valid = torch.randn(2, 24, 3), torch.ones(2, 24, dtype=torch.bool)
+    valid[1, 10:] = False
+    h = enc(x, valid)
+    torch.testing.assert_close(network.represent(x, valid), torch.stack([h[0, 23], h[1, 9]]))
+    assert network(x, valid).shape == (2, 2) and network.pooler is None
+
+
+class _Scores(nn.Module):
+    def __init__(self, d: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(d))
+
+
+def _attend(h, valid, *, module, **_):
+    scores = h @ module.weight
+    if valid is not None:
+        scores = scores.masked_fill(~valid, float("-inf"))
+    return (torch.softmax(scores, dim=1).unsqueeze(-1) * h).sum(dim=1)
+
+
+def test_a_registered_pooling_with_weights_has_them_built_and_trained(registered):
+    registered(Pooling("attend", _attend, lambda d, max_len, n_segments: d, build=lambda d, max_len, n: _Scores(d)))
+    network = SeriesNetwork(encoder(dropout=0.0), 3, RegressionHead(16, 1), "attend")
+    assert "pooler.weight" in network.state_dict()
+    x, valid = torch.randn(2, 24, 3), torch.ones(2, 24, dtype=torch.bool)
+    valid[1, 10:] = False
+    # the weights start at zero, where every step weighs the same: the mean
+    mean = SeriesNetwork(network.encoder, 3, None, "mean")
+    torch.testing.assert_close(network.represent(x, valid), mean.represent(x, valid))
+    network(x, valid).pow(2).sum().backward()
+    assert network.pooler.weight.grad.abs().sum() > 0
+
+
+# ---------------------------------------------------------------------------------------------------- heads
+def test_the_heads_are_one_linear_layer():
+    z = torch.randn(5, 8)
+    classify = ClassificationHead(8, 3, dropout=0.5).eval()
+    assert [name for name, _ in classify.named_parameters()] == ["linear.weight", "linear.bias"]
+    torch.testing.assert_close(classify(z), classify.linear(F.gelu(z)))
+    assert classify.train()(z).shape == (5, 3)
+    regress = RegressionHead(8, 2)
+    assert [name for name, _ in regress.named_parameters()] == ["linear.weight", "linear.bias"]
+    torch.testing.assert_close(regress(z), regress.linear(z))
+
+
+# ------------------------------------------------------------------------------------------ row validation
+@pytest.mark.parametrize("name", ["lstm", "gru", "resnet"])
+def test_rows_without_attention_are_not_held_to_its_heads_rule(name):
+    """d_model = 10 with n_heads = 3 leaves no whole attention width, a rule of attention these rows do not have."""
+    architecture = get_architecture(name)
+    settings = architecture.resolve({"d_model": 10, "n_heads": 3, "d_ff": 16})
+    assert settings["uses"] == architecture.uses and validate_encoder_config(settings) == []
+    config = EncoderConfig(n_channels=2, max_len=12, **settings)
+    assert architecture.build(config)(torch.randn(2, 12, 2)).shape == (2, 12, architecture.width(config))
+    # each value is still checked as a value of its setting
+    assert validate_encoder_config({**settings, "n_heads": 0}) == ["n_heads must be a positive int, got 0"]
+
+
+@pytest.mark.parametrize("name", ["ea-dc-transformer", "dc-transformer", "transformer"])
+def test_rows_with_attention_are_held_to_its_heads_rule(name):
+    settings = get_architecture(name).resolve({"d_model": 24, "n_heads": 5, "attention_ratio": 0.5})
+    assert validate_encoder_config(settings) != []
+    with pytest.raises(ValueError, match="not divisible by n_heads"):
+        EncoderConfig(n_channels=2, max_len=12, **settings)
+    assert {name for name, a in ARCHITECTURES.items() if not {"d_model", "n_heads"} <= a.uses} >= {"lstm", "resnet"}

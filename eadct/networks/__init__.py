@@ -5,16 +5,7 @@ from .attention import EvolvingAttention
 from .config import EncoderConfig, encoder_settings, validate_encoder_config
 from .dilated_conv import DilatedConvBranch
 from .embedding import InputEmbedding
-from .encoder import (
-    N_SEGMENTS,
-    POOLINGS,
-    EADCTEncoder,
-    EADCTLayer,
-    SegmentAttentionPooling,
-    part_means,
-    pool_steps,
-    pooled_width,
-)
+from .encoder import EADCTEncoder, EADCTLayer
 from .heads import ClassificationHead, ReconstructionHead, RegressionHead
 from .memory import (
     INFERENCE_HEADROOM,
@@ -30,6 +21,16 @@ from .memory import (
 )
 from .model import SeriesNetwork
 from .norm import MaskedBatchNorm, MaskedLayerNorm
+from .pooling import (
+    N_SEGMENTS,
+    POOLINGS,
+    Pooling,
+    get_pooling,
+    part_means,
+    pool_steps,
+    pooled_width,
+    register_pooling,
+)
 
 __all__ = [
     "ARCHITECTURES",
@@ -47,14 +48,15 @@ __all__ = [
     "MaskedLayerNorm",
     "MemoryPlan",
     "ReconstructionHead",
+    "Pooling",
     "RegressionHead",
-    "SegmentAttentionPooling",
     "SeriesNetwork",
     "available_memory_bytes",
     "encoder_settings",
     "estimate_stack_inference_bytes",
     "estimate_stack_training_bytes",
     "get_architecture",
+    "get_pooling",
     "inference_batch_size",
     "explain_out_of_memory",
     "out_of_memory_message",
@@ -65,5 +67,6 @@ __all__ = [
     "pooled_width",
     "POOLINGS",
     "register_architecture",
+    "register_pooling",
     "validate_encoder_config",
 ]

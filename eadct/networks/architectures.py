@@ -58,7 +58,8 @@ class Architecture:
     build : callable
         ``EncoderConfig -> nn.Module`` mapping ``(B, N, C)`` and ``valid`` to ``(B, N, width)``.
     uses : frozenset of str
-        The exposed settings the encoder reads; the others are ignored by this row.
+        The exposed settings the encoder reads; the others are ignored by this row, and its configuration is
+        not held to the rules between them (:func:`~eadct.networks.validate_encoder_config`).
     overrides : mapping
         Settings this row fixes, whatever the parameters say (e.g. the DC-Transformer's alpha = beta = 0).
     width : callable
@@ -86,8 +87,10 @@ class Architecture:
         object.__setattr__(self, "uses", frozenset(self.uses))
 
     def resolve(self, settings: Mapping) -> dict:
-        """``settings`` with this row's overrides applied."""
-        return {**settings, **self.overrides}
+        """``settings`` with this row's overrides applied, and ``"uses"``: what the row reads, so that
+        :class:`~eadct.networks.EncoderConfig` and :func:`~eadct.networks.validate_encoder_config` hold the row
+        only to the rules between settings it reads (the LSTM is not held to attention's ``n_heads``)."""
+        return {**settings, **self.overrides, "uses": self.uses}
 
 
 ARCHITECTURES: dict[str, Architecture] = {}
@@ -115,7 +118,7 @@ def _recurrent(kind: str) -> Callable[[EncoderConfig], nn.Module]:
 
 _RECURRENT_USES = frozenset({"d_model", "n_blocks", "dropout"})
 #: The dilated convolution branch's settings, which a row without the branch (attention_ratio 1) does not read.
-_CONV_SETTINGS = frozenset({"conv_kernel_size", "conv_causal", "dilation_per_layer"})
+_CONV_SETTINGS = frozenset({"conv_kernel_size", "dilation_per_layer"})
 
 for _architecture in (
     Architecture("ea-dc-transformer", EADCTEncoder, description="evolving attention beside a dilated causal conv"),

@@ -53,11 +53,6 @@ class EvolvingAttention(nn.Module):
     fast_plain : bool
         Use ``F.scaled_dot_product_attention`` (fused, never materialises the map) when this
         layer neither evolves a map nor has to return one.
-    relative_positions : int
-        0: no position term in the logits (the paper's). ``T > 0``: a learned bias of each head for each
-        offset ``j - i`` between key and query token, added to ``S_i`` (T5's and ConvTran's relative
-        position bias; offsets beyond ``T - 1`` tokens read the last one), ``T`` the tokens of the longest
-        training series. Started at 0, so an untrained layer attends as without it.
     """
 
     def __init__(
@@ -74,7 +69,6 @@ class EvolvingAttention(nn.Module):
         recompute: bool | str = False,
         downsample: int = 1,
         fast_plain: bool = True,
-        relative_positions: int = 0,
     ):
         super().__init__()
         if d_attention % n_heads:
@@ -94,9 +88,6 @@ class EvolvingAttention(nn.Module):
         self.recompute = recompute
         self.downsample = int(downsample)
         self.fast_plain = fast_plain
-        self.position_bias = None
-        if relative_positions:
-            self.position_bias = nn.Parameter(torch.zeros(n_heads, 2 * int(relative_positions) - 1))
 
     @property
     def uses_previous(self) -> bool:
@@ -138,30 +129,18 @@ class EvolvingAttention(nn.Module):
         m = x.shape[1]
         qkv = self.qkv(x).view(b, m, 3, self.n_heads, self.d_head).permute(2, 0, 3, 1, 4)
         q, k, v = qkv[0], qkv[1], qkv[2]  # each (B, K, M, d_head)
-        position = self.relative_bias(m)
-        if self.fast_plain and not need_logits and self.alpha == 0 and self.map_conv is None and position is None:
+        if self.fast_plain and not need_logits and self.alpha == 0 and self.map_conv is None:
             mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, M), True = attend
             p_drop = self.dropout.p if self.training else 0.0
             h, logits = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop), None
         else:
-            h, logits = self._map_path(q, k, v, previous_logits, valid, need_logits, position)
+            h, logits = self._map_path(q, k, v, previous_logits, valid, need_logits)
         h = h.transpose(1, 2).reshape(b, m, self.n_heads * self.d_head)  # (B, M, K * d_head)
         if r > 1:
             h = h.repeat_interleave(r, dim=1)[:, :n]  # back to (B, N, K * d_head)
         return self.out(h), logits
 
-    def relative_bias(self, m: int) -> torch.Tensor | None:
-        """The relative-position bias ``(K, m, m)`` of ``m`` tokens (entry ``[h, i, j]`` is head h's bias for key
-        offset ``j - i``, clipped to the table), or None without ``relative_positions``."""
-        table = getattr(self, "position_bias", None)  # a network pickled before the option has none
-        if table is None:
-            return None
-        span = (table.shape[1] + 1) // 2
-        steps = torch.arange(m, device=table.device)
-        offsets = (steps[None, :] - steps[:, None]).clamp(1 - span, span - 1) + (span - 1)
-        return table[:, offsets]
-
-    def _map_path(self, q, k, v, previous_logits, valid, need_logits, position=None):
+    def _map_path(self, q, k, v, previous_logits, valid, need_logits):
         """``(B, K, M, d_head)`` q, k, v -> ``A v`` and this layer's logits, stored or in blocks."""
         if self.alpha > 0 and previous_logits is None:
             raise ValueError("alpha > 0 needs the previous layer's attention logits")
@@ -172,7 +151,6 @@ class EvolvingAttention(nn.Module):
             valid=valid,
             weight=None if conv is None else conv.weight,
             bias=None if conv is None else conv.bias,
-            position=position,
         )
         settings = MapSettings(
             alpha=self.alpha, beta=self.beta, dropout=self.dropout.p, training=self.training, need_logits=need_logits
@@ -229,16 +207,15 @@ def _chunks(b: int, heads: int, m: int, halo: int, elements: int):
     return [(b0, b0 + 1, r0, min(m, r0 + rows)) for b0 in range(b) for r0 in range(0, m, rows)]
 
 
-def _block_inputs(q, previous, position, chunk, halo, m):
-    """Slices of q, previous logits and position bias for a block with its halo rows: views, and the halo sizes."""
+def _block_inputs(q, previous, chunk, halo, m):
+    """Slices of q and previous logits for a block with its halo rows: views, and the halo sizes."""
     b0, b1, r0, r1 = chunk
     lo, hi = max(0, r0 - halo), min(m, r1 + halo)
     prev = None if previous is None else previous[b0:b1, :, lo:hi]
-    pos = None if position is None else position[:, lo:hi]
-    return q[b0:b1, :, lo:hi], prev, pos, (r0, r0 - lo, hi - r1)
+    return q[b0:b1, :, lo:hi], prev, (r0, r0 - lo, hi - r1)
 
 
-def chunked_map_path(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, position=None):
+def chunked_map_path(q, k, v, *, previous, valid, weight, bias, settings: MapSettings):
     """The map path in blocks of query rows, recomputed block by block in backward.
 
     Same arguments and results as the full map path (:func:`map_block` over all rows); ``logits`` is None
@@ -248,26 +225,25 @@ def chunked_map_path(q, k, v, *, previous, valid, weight, bias, settings: MapSet
     neighbours, so results equal the full path within float tolerance (without dropout; with dropout the
     masks are drawn block by block, from the same distribution, and replayed exactly in backward).
     """
-    return _ChunkedMaps.apply(q, k, v, previous, valid, weight, bias, position, settings)
+    return _ChunkedMaps.apply(q, k, v, previous, valid, weight, bias, settings)
 
 
-def _blocks(q, k, v, previous, valid, weight, position, settings: MapSettings):
-    """The blocks of the map path in a fixed order: ``(chunk, rows, (q, k, v, previous, valid, position))``
-    slices."""
+def _blocks(q, k, v, previous, valid, weight, settings: MapSettings):
+    """The blocks of the map path in a fixed order: ``(chunk, rows, (q, k, v, previous, valid))`` slices."""
     b, heads, m, _ = q.shape
     halo = 0 if weight is None else weight.shape[-1] // 2
     default = CHUNK_ELEMENTS if q.device.type == "cpu" else CUDA_CHUNK_ELEMENTS
     for chunk in _chunks(b, heads, m, halo, settings.block_elements or default):
         b0, b1 = chunk[:2]
-        q_c, prev_c, pos_c, rows = _block_inputs(q, previous, position, chunk, halo, m)
-        yield chunk, rows, (q_c, k[b0:b1], v[b0:b1], prev_c, None if valid is None else valid[b0:b1], pos_c)
+        q_c, prev_c, rows = _block_inputs(q, previous, chunk, halo, m)
+        yield chunk, rows, (q_c, k[b0:b1], v[b0:b1], prev_c, None if valid is None else valid[b0:b1])
 
 
 class _ChunkedMaps(torch.autograd.Function):
     """Autograd of :func:`chunked_map_path`: forward without a graph, backward recomputes block by block."""
 
     @staticmethod
-    def forward(ctx, q, k, v, previous, valid, weight, bias, position, settings):
+    def forward(ctx, q, k, v, previous, valid, weight, bias, settings):
         ctx.set_materialize_grads(False)
         need_logits = settings.need_logits
         device = q.device.type
@@ -275,10 +251,10 @@ class _ChunkedMaps(torch.autograd.Function):
         ctx.rng = _rng_state(q.device)
         b, heads, m, d_head = q.shape
         h_all = logits_all = None
-        for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c, pos_c) in _blocks(
-            q, k, v, previous, valid, weight, position, settings
+        for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c) in _blocks(
+            q, k, v, previous, valid, weight, settings
         ):
-            tensors = dict(previous=prev_c, valid=valid_c, weight=weight, bias=bias, position=pos_c)
+            tensors = dict(previous=prev_c, valid=valid_c, weight=weight, bias=bias)
             h, logits = map_block(q_c, k_c, v_c, **tensors, settings=settings, rows=rows)
             if h_all is None:
                 h_all = h.new_empty(b, heads, m, d_head)
@@ -287,16 +263,16 @@ class _ChunkedMaps(torch.autograd.Function):
             if need_logits:
                 logits_all[b0:b1, :, r0:r1] = logits
             del h, logits
-        ctx.save_for_backward(q, k, v, previous, valid, weight, bias, position)
+        ctx.save_for_backward(q, k, v, previous, valid, weight, bias)
         ctx.settings = settings
         return h_all, logits_all
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad_h, grad_logits):
-        q, k, v, previous, valid, weight, bias, position = ctx.saved_tensors
-        inputs = (q, k, v, previous, weight, bias, position)
-        needs = (*ctx.needs_input_grad[:4], *ctx.needs_input_grad[5:8])
+        q, k, v, previous, valid, weight, bias = ctx.saved_tensors
+        inputs = (q, k, v, previous, weight, bias)
+        needs = (*ctx.needs_input_grad[:4], *ctx.needs_input_grad[5:7])
         wants = [t is not None and need for t, need in zip(inputs, needs, strict=True)]
         grads = [torch.zeros_like(t) if w else None for t, w in zip(inputs, wants, strict=True)]
         if grad_h is None and grad_logits is None:
@@ -306,15 +282,15 @@ class _ChunkedMaps(torch.autograd.Function):
         with torch.random.fork_rng(devices=[device] if device.type == "cuda" else [], device_type=device.type):
             _set_rng_state(device, ctx.rng)  # the same dropout masks as forward, block by block
             with torch.enable_grad(), torch.autocast(device.type, dtype=dtype, enabled=enabled):
-                for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c, pos_c) in _blocks(
-                    q, k, v, previous, valid, weight, position, ctx.settings
+                for (b0, b1, r0, r1), rows, (q_c, k_c, v_c, prev_c, valid_c) in _blocks(
+                    q, k, v, previous, valid, weight, ctx.settings
                 ):
                     leaves = [
                         None if x is None else x.detach().requires_grad_(w)
-                        for x, w in zip((q_c, k_c, v_c, prev_c, weight, bias, pos_c), wants, strict=True)
+                        for x, w in zip((q_c, k_c, v_c, prev_c, weight, bias), wants, strict=True)
                     ]
-                    q_l, k_l, v_l, prev_l, w_l, b_l, pos_l = leaves
-                    tensors = dict(previous=prev_l, valid=valid_c, weight=w_l, bias=b_l, position=pos_l)
+                    q_l, k_l, v_l, prev_l, w_l, b_l = leaves
+                    tensors = dict(previous=prev_l, valid=valid_c, weight=w_l, bias=b_l)
                     h, logits = map_block(q_l, k_l, v_l, **tensors, settings=ctx.settings, rows=rows)
                     outs, outs_grad = [], []
                     if grad_h is not None:
@@ -331,13 +307,11 @@ class _ChunkedMaps(torch.autograd.Function):
                             continue
                         if i in (0, 3):  # q and previous logits: this block's rows with the halo
                             grads[i][b0:b1, :, lo:hi].add_(g)
-                        elif i == 6:  # the position bias: the same rows, summed over the batch
-                            grads[i][:, lo:hi].add_(g)
                         elif i in (1, 2):
                             grads[i][b0:b1].add_(g)
                         else:
                             grads[i].add_(g)
-                    del h, logits, outs, outs_grad, got, leaves, tensors, q_l, k_l, v_l, prev_l, w_l, b_l, pos_l
+                    del h, logits, outs, outs_grad, got, leaves, tensors, q_l, k_l, v_l, prev_l, w_l, b_l
         return (*grads[:4], None, *grads[4:], None)
 
 

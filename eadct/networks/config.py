@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -49,17 +49,6 @@ def setting(default: Any, check: Callable[[Any], bool], what: str, doc: str, *, 
 AUTO_ATTENTION_TOKENS = 128
 
 
-#: ``stem_kernel_size="auto"`` reads this many steps per token where the input has one channel (docs/model.md).
-AUTO_STEM_KERNEL = 9
-
-
-def auto_stem_kernel(n_channels: int) -> int:
-    """The kernel of ``stem_kernel_size="auto"`` for ``n_channels`` input channels (the one rule):
-    :data:`AUTO_STEM_KERNEL` steps for a single channel, whose per-step projection gives every token one number
-    times a fixed vector; 1, the paper's per-step projection, for several."""
-    return AUTO_STEM_KERNEL if n_channels == 1 else 1
-
-
 def auto_downsample(length: int, tokens: int = AUTO_ATTENTION_TOKENS) -> int:
     """The factor of ``attention_downsample="auto"`` for series of ``length`` steps (the one rule): the
     smallest that leaves attention at most ``tokens`` tokens."""
@@ -71,8 +60,11 @@ class EncoderConfig:
     """Hyperparameters of :class:`~eadct.networks.EADCTEncoder` (and the encoder fields of the baselines).
 
     ``n_channels`` (input channels C) and ``max_len`` (length of the learnable positional table; longer
-    inputs reuse the last position's embedding) come from the data; every other field is documented in its
-    ``setting`` below and in the estimators' docstrings, which are generated from it.
+    inputs reuse the last position's embedding) come from the data; ``uses`` names the settings the encoder
+    reads (an architecture's :attr:`~eadct.networks.Architecture.uses`, which
+    :meth:`~eadct.networks.Architecture.resolve` passes; None: all of them), so that the validation holds it
+    only to the rules between settings it reads (:func:`validate_encoder_config`). Every other field is
+    documented in its ``setting`` below and in the estimators' docstrings, which are generated from it.
     """
 
     n_channels: int
@@ -94,7 +86,7 @@ class EncoderConfig:
         "float, default=0.25\n"
         "    The paper's p: share of ``d_model`` given to the attention branch; the dilated causal convolution\n"
         "    branch gets ``1 - p``. 1 gives an EA-Transformer, 0 a dilated convolution network.\n"
-        "    ``attention_ratio * d_model`` must be divisible by ``n_heads``.",
+        "    ``attention_ratio * d_model`` must be divisible by ``n_heads`` (in the architectures with attention).",
     )
     alpha: float = setting(
         0.5,
@@ -138,25 +130,6 @@ class EncoderConfig:
         "    field of 61 steps at kernel 3) instead of with every block (1, 1, 2, 2, the paper's: 25 steps;\n"
         "    docs/model.md).",
     )
-    conv_causal: bool = setting(
-        True,
-        is_switch,
-        "True or False",
-        "bool, default=True\n"
-        "    Whether the dilated convolutions are causal, the output at a step reading only the steps up to it\n"
-        "    (the paper's), or centred on it, reading both sides (False; docs/model.md).",
-    )
-    stem_kernel_size: int | str = setting(
-        1,
-        lambda v: v == "auto" or is_positive_odd_int(v),
-        "a positive odd int (1, 5, 9) or 'auto'",
-        'int or "auto", default=1\n'
-        "    Steps the input stem reads for each token: 1 is the paper's per-step linear projection; an odd\n"
-        "    k > 1 a convolution over the k steps centred on it, so that each token carries the local shape\n"
-        "    and not only the values at one step (with one channel a per-step projection gives every token\n"
-        '    one number times a fixed vector). Padded steps read as 0. "auto": the rule of\n'
-        "    :func:`eadct.networks.config.auto_stem_kernel`, 9 steps for one channel, else 1 (docs/model.md).",
-    )
     positional_encoding: str = setting(
         "learned",
         lambda v: v in POSITIONAL_ENCODINGS,
@@ -166,16 +139,6 @@ class EncoderConfig:
         '    TST\'s; positions past it reuse its last row), started near 0 ("learned") or as the sine and\n'
         '    cosine waves of Vaswani et al. (2017) ("learned-sinusoidal"); or those waves fixed ("sinusoidal"),\n'
         "    amplitude 1, which hold no parameters and are defined at every length (docs/model.md).",
-    )
-    relative_positions: bool = setting(
-        False,
-        is_switch,
-        "True or False",
-        "bool, default=False\n"
-        "    Beside the stem's positions, a learned bias of each attention head for each offset between key and\n"
-        "    query token, added to the attention logits of every layer (T5's and ConvTran's relative position\n"
-        "    bias, started at 0; offsets longer than the longest training series read the longest). False is\n"
-        "    the paper's (docs/model.md).",
     )
     input_differences: bool = setting(
         False,
@@ -203,16 +166,7 @@ class EncoderConfig:
         0.1,
         lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v < 1.0,
         "in [0, 1)",
-        "float, default=0.1\n    Dropout of the embedding, residual paths, attention weights and head.",
-    )
-    drop_path: float = setting(
-        0.0,
-        lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool) and 0.0 <= v < 1.0,
-        "in [0, 1)",
-        "float, default=0.0\n"
-        "    Stochastic depth (Huang et al. 2016): in training, each residual branch of layer l (of L, from 0)\n"
-        "    is dropped for a whole series with probability ``drop_path * l / (L - 1)`` and scaled up\n"
-        "    otherwise, in both stages. 0 switches it off (docs/model.md).",
+        "float, default=0.1\n    Dropout of the embedding, residual paths, attention weights and classification head.",
     )
     norm: str = setting(
         "batch",
@@ -258,15 +212,16 @@ class EncoderConfig:
         "on (the DC-Transformer, TST); same results within float tolerance.",
         exposed=False,
     )
+    uses: frozenset | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if self.uses is not None:
+            object.__setattr__(self, "uses", frozenset(self.uses))
         problems = validate_encoder_config(asdict(self))
         if problems:
             raise ValueError("; ".join(problems))
         if self.attention_downsample == "auto":
             object.__setattr__(self, "attention_downsample", auto_downsample(self.max_len, self.attention_tokens))
-        if self.stem_kernel_size == "auto":
-            object.__setattr__(self, "stem_kernel_size", auto_stem_kernel(self.n_channels))
 
     @property
     def d_attention(self) -> int:
@@ -302,17 +257,28 @@ def encoder_settings(exposed_only: bool = True) -> dict:
     }
 
 
-def validate_encoder_config(cfg: dict) -> list[str]:
+#: The settings of the rule between attention's widths: a row that does not read all three has no attention heads
+#: to split ``attention_ratio * d_model`` over, and is not held to it.
+ATTENTION_WIDTH_SETTINGS = frozenset({"attention_ratio", "d_model", "n_heads"})
+
+
+def validate_encoder_config(cfg: Mapping) -> list[str]:
     """Return human-readable problems with encoder settings (empty when valid).
 
-    Checks every field of ``cfg`` named in :class:`EncoderConfig` (missing ones are not checked), then
-    the widths. Kept apart from the dataclass so estimators can report every problem at once.
+    Checks each value in ``cfg`` of a field of :class:`EncoderConfig` (missing ones are not checked), then
+    the rule between settings that the row reads: ``attention_ratio * d_model`` is a whole number divisible by
+    ``n_heads``, checked only where ``cfg["uses"]`` (the settings the architecture reads, as
+    :meth:`~eadct.networks.Architecture.resolve` gives them; absent or None: all) holds
+    :data:`ATTENTION_WIDTH_SETTINGS`. Kept apart from the dataclass so estimators can report every problem at
+    once.
     """
     problems = []
     for name, f in encoder_settings(exposed_only=False).items():
         if name in cfg and not f.metadata["check"](cfg[name]):
             problems.append(f"{name} must be {f.metadata['what']}, got {cfg[name]!r}")
-    if problems or not {"attention_ratio", "d_model", "n_heads"} <= set(cfg):
+    uses = cfg.get("uses")
+    read = set(cfg) if uses is None else set(uses)
+    if problems or not ATTENTION_WIDTH_SETTINGS <= set(cfg) or not ATTENTION_WIDTH_SETTINGS <= read:
         return problems
     d, k, p = cfg["d_model"], cfg["n_heads"], cfg["attention_ratio"]
     width = p * d

@@ -1,5 +1,4 @@
-"""Input stem: a per-step linear projection (or a convolution over a few steps) plus a learnable absolute position
-table."""
+"""Input stem: a per-step linear projection plus a learnable absolute position table."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ def sinusoidal_positions(n_steps: int, d_model: int, device: torch.device | str 
 
 
 class InputEmbedding(nn.Module):
-    """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem); with
-    ``kernel_size`` k > 1 the projection is a ``Conv1d`` over the k steps centred on each.
+    """``Linear(C -> d) * sqrt(d)`` per time step plus a learnable positional embedding (TST stem, the paper's).
 
     Parameters
     ----------
@@ -49,8 +47,6 @@ class InputEmbedding(nn.Module):
         Also project each channel's first differences ``x_t - x_{t-1}`` (0 at a series' first step), each
         multiplied by the buffer ``difference_scale`` ``(C,)`` (1 until :meth:`fit_difference_scale` sets it
         from training data): the projection then reads ``2 C`` values per step.
-    kernel_size : int
-        1: ``Linear`` per step; an odd k > 1: a ``Conv1d`` over the k steps centred on each (zero padding).
     positional_encoding : {"learned", "learned-sinusoidal", "sinusoidal"}
         "learned": the table ``position`` of ``max_len`` rows (the paper's); "learned-sinusoidal": the same table
         started as the waves of :func:`sinusoidal_positions`; "sinusoidal": those waves fixed, no parameters, any
@@ -70,17 +66,13 @@ class InputEmbedding(nn.Module):
         dropout: float = 0.1,
         differences: bool = False,
         series_normalization: bool = False,
-        kernel_size: int = 1,
         positional_encoding: str = "learned",
     ):
         super().__init__()
         self.differences = bool(differences)
         self.series_normalization = bool(series_normalization)
         width = n_channels * (1 + self.differences + 2 * self.series_normalization)
-        # kernel 1: the per-step Linear (the paper's stem, state dicts as before); else a centred Conv1d
-        self.projection = (
-            nn.Linear(width, d_model) if kernel_size == 1 else nn.Conv1d(width, d_model, kernel_size, padding="same")
-        )
+        self.projection = nn.Linear(width, d_model)
         if self.differences:
             self.register_buffer("difference_scale", torch.ones(n_channels))
         self.positional_encoding = positional_encoding
@@ -137,12 +129,6 @@ class InputEmbedding(nn.Module):
         scale = torch.where(std > 1e-12, 1.0 / std.clamp_min(1e-12), torch.ones_like(std))
         self.difference_scale.copy_(scale.to(self.difference_scale.dtype))
 
-    def project(self, x: torch.Tensor) -> torch.Tensor:
-        """The projection of ``(B, N, width)`` stem inputs to ``(B, N, d)``: per step, or over centred windows."""
-        if isinstance(self.projection, nn.Linear):
-            return self.projection(x)
-        return self.projection(x.transpose(1, 2)).transpose(1, 2)
-
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """Embed ``x`` of shape ``(B, N, C)``; ``valid`` ``(B, N)`` is True at real steps."""
         if valid is not None:
@@ -151,7 +137,7 @@ class InputEmbedding(nn.Module):
         if self.differences:
             parts.append(self.first_differences(x, valid) * self.difference_scale.to(x.dtype))
         x = torch.cat(parts, dim=-1) if len(parts) > 1 else parts[0]
-        h = self.project(x) * self.scale + self.positions(x.shape[1])
+        h = self.projection(x) * self.scale + self.positions(x.shape[1])
         h = self.dropout(h)
         if valid is not None:
             h = h * valid.unsqueeze(-1)

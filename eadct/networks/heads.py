@@ -20,36 +20,28 @@ class ReconstructionHead(nn.Module):
 
 
 class ClassificationHead(nn.Module):
-    """GELU, dropout, then ``Linear(d -> n_classes)``; an optional hidden layer makes it the
-    paper's "MLP" classifier.
+    """GELU (as TST's output layer), dropout, then ``Linear(width -> n_outputs)`` on the pooled representation.
 
-    Returns logits ``(B, n_classes)``; softmax belongs to the loss / ``predict_proba``.
+    Returns logits ``(B, n_outputs)``; softmax belongs to the loss / ``predict_proba``.
     """
 
-    def __init__(self, d_in: int, n_classes: int, hidden: int | None = None, dropout: float = 0.1):
+    def __init__(self, width: int, n_outputs: int, dropout: float = 0.1):
         super().__init__()
         self.dropout = nn.Dropout(dropout)
-        self.hidden = nn.Linear(d_in, hidden) if hidden else None
-        self.linear = nn.Linear(hidden or d_in, n_classes)
+        self.linear = nn.Linear(width, n_outputs)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        z = self.dropout(F.gelu(z))
-        if self.hidden is not None:
-            z = self.dropout(F.gelu(self.hidden(z)))
-        return self.linear(z)
+        """``(B, width)`` -> ``(B, n_outputs)``."""
+        return self.linear(self.dropout(F.gelu(z)))
 
 
 class RegressionHead(nn.Module):
-    """``Linear(d -> n_targets)`` on the pooled representation (paper Eq. 9); with ``hidden``, a hidden
-    layer first (``Linear(d -> hidden)``, GELU, dropout), as the classification head's option."""
+    """``Linear(width -> n_outputs)`` on the pooled representation (paper Eq. 9)."""
 
-    def __init__(self, d_in: int, n_targets: int = 1, hidden: int | None = None, dropout: float = 0.1):
+    def __init__(self, width: int, n_outputs: int = 1):
         super().__init__()
-        self.hidden = nn.Linear(d_in, hidden) if hidden else None
-        self.dropout = nn.Dropout(dropout)
-        self.linear = nn.Linear(hidden or d_in, n_targets)
+        self.linear = nn.Linear(width, n_outputs)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
-        if self.hidden is not None:
-            z = self.dropout(F.gelu(self.hidden(z)))
+        """``(B, width)`` -> ``(B, n_outputs)``."""
         return self.linear(z)

@@ -42,7 +42,7 @@ class MapSettings:
     block_elements: int | None = None
 
 
-def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, rows=None, position=None):
+def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, rows=None):
     """The map path for a block of query rows: -> ``A v`` ``(b, K, R, d_head)`` and logits ``(b, K, R, M)``.
 
     The 1 / sqrt(d_head) scale goes on q, the alpha-mix is fused into the q k^T product (one ``baddbmm``),
@@ -62,12 +62,9 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
     settings : MapSettings
     rows : tuple ``(r0, top, bottom)`` or None
         The block's first row and its halo rows above and below; None: all M rows, no halo.
-    position : ``(K, R + top + bottom, M)`` or None
-        A learned bias of each head on the same rows as ``q``, added to ``S_i`` (so weighted by ``1 - alpha``
-        in the mix): the relative-position term of ``relative_positions=True``; None for none.
     """
     m_q = q.shape[2]
-    logits = _mixed_scores(q, k, previous, position, settings.alpha)
+    logits = _mixed_scores(q, k, previous, settings.alpha)
     r0, top, bottom = (0, 0, 0) if rows is None else rows
     if weight is not None:
         if valid is not None:
@@ -88,15 +85,14 @@ def map_block(q, k, v, *, previous, valid, weight, bias, settings: MapSettings, 
     return torch.matmul(weights, v), logits  # (b, K, R, d_head), (b, K, R, M)
 
 
-def _mixed_scores(q, k, previous, position, alpha: float):
-    """``alpha * previous + (1 - alpha) * (S_i + position)`` ``(b, K, R, M)``, with ``S_i = q k^T / sqrt(d_head)``
-    (the terms that are None or weighted 0 left out): the scale goes on q, the mix into one ``baddbmm``."""
+def _mixed_scores(q, k, previous, alpha: float):
+    """``alpha * previous + (1 - alpha) * S_i`` ``(b, K, R, M)``, with ``S_i = q k^T / sqrt(d_head)`` (the previous
+    logits left out where alpha is 0): the scale goes on q, the mix into one ``baddbmm``."""
     b, heads, m_q, d_head = q.shape
     m = k.shape[2]
     q = q * (1.0 / math.sqrt(d_head))
     if alpha == 0:
-        logits = torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
-        return logits if position is None else logits.add_(position)
+        return torch.matmul(q, k.transpose(-1, -2))  # S_i (b, K, rows, M)
     # baddbmm names its two weights beta (on the added tensor) and alpha (on the product): the paper's alpha is the
     # former.
     take_new = 1.0 - alpha
@@ -108,8 +104,7 @@ def _mixed_scores(q, k, previous, position, alpha: float):
         alpha=take_new,
     )
     # not a view for autograd (a .view would make evolve_maps' in-place write a CopySlices)
-    logits = torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
-    return logits if position is None else logits.add_(position, alpha=take_new)
+    return torch.ops.aten._unsafe_view(logits, (b, heads, m_q, m))
 
 
 def map_dropout(weights: torch.Tensor, p: float, training: bool) -> torch.Tensor:

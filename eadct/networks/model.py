@@ -5,8 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .encoder import LEARNED_POOLINGS, N_SEGMENTS, SegmentAttentionPooling, part_means, pool_steps
 from .heads import ReconstructionHead
+from .pooling import N_SEGMENTS, get_pooling, part_means, pool_steps
 
 
 class SeriesNetwork(nn.Module):
@@ -20,16 +20,15 @@ class SeriesNetwork(nn.Module):
     n_channels : int
         C, for the reconstruction head.
     task_head : nn.Module or None
-        Maps the pooled ``(B, d)`` representation (``(B, n_steps * d)`` when flattened) to outputs.
+        Maps the pooled representation ``(B, pooled_width(pooling, d, n_steps, n_segments))`` to outputs.
     pooling : str
-        One of :data:`~eadct.networks.POOLINGS` (:func:`~eadct.networks.pool_steps`): over valid steps, or
-        ``"flatten"`` (TST's head: all steps, zero-padded to ``n_steps``).
+        A registered pooling (:data:`~eadct.networks.POOLINGS`), applied to the encoder's last layer by
+        :func:`~eadct.networks.pool_steps`; a pooling with weights of its own (``build``) has them built here, as
+        ``pooler``.
     n_steps : int or None
         The series length a flattening head is built for (the longest training series).
     n_segments : int
         The parts of each series that ``pooling="segments"`` averages separately.
-    pool_layers : {"last", "all"}
-        Pool the encoder's last layer, or each of its layers (``encoder.layer_outputs``), concatenated.
     """
 
     def __init__(
@@ -40,7 +39,6 @@ class SeriesNetwork(nn.Module):
         pooling: str = "mean",
         n_steps: int | None = None,
         n_segments: int = N_SEGMENTS,
-        pool_layers: str = "last",
     ):
         super().__init__()
         self.encoder = encoder
@@ -49,23 +47,18 @@ class SeriesNetwork(nn.Module):
         self.pooling = pooling
         self.n_steps = n_steps
         self.n_segments = n_segments
-        self.pool_layers = pool_layers
-        width = encoder.d_model * (len(encoder.layers) if pool_layers == "all" else 1)
-        # the learned queries of pooling="segments-attention"; no module (and no key in the state) otherwise
-        self.pooler = SegmentAttentionPooling(width, n_segments) if pooling in LEARNED_POOLINGS else None
+        build = get_pooling(pooling).build
+        # the pooling's own weights, if it has any; no module (and no key in the state) otherwise
+        self.pooler = build(encoder.d_model, n_steps, n_segments) if build is not None else None
 
     def reconstruct(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> reconstructed ``(B, N, C)``."""
         return self.reconstruction_head(self.encoder(x, valid))
 
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
-        """``(B, N, C)`` -> pooled representation Z ``(B, d)`` (``(B, n_steps * d)`` when flattened)."""
-        pooler = getattr(self, "pooler", None)  # a network pickled before learned poolings has none
-        if getattr(self, "pool_layers", "last") == "all":  # a network pickled before pool_layers has none
-            h = torch.cat(self.encoder.layer_outputs(x, valid), dim=-1)
-        else:
-            h = self.encoder(x, valid)
-        z = pool_steps(h, valid, self.pooling, self.n_steps, self.n_segments, pooler)
+        """``(B, N, C)`` -> pooled representation Z ``(B, pooled_width(pooling, d, n_steps, n_segments))``."""
+        pooler = getattr(self, "pooler", None)  # a network pickled before poolings with weights has none
+        z = pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
         low = getattr(self, "represent_low", None)  # with add_representation_range only
         if low is not None:
             z = torch.clamp(z, low.to(z.dtype), self.represent_high.to(z.dtype))
@@ -75,8 +68,7 @@ class SeriesNetwork(nn.Module):
         """Clip each feature of the pooled representation (the task head's input) to the range in the buffers
         ``represent_low`` and ``represent_high`` (the regressor's ``clip_representation``). They start at
         -inf and inf, where nothing is clipped, until :meth:`fit_representation_range` sets them."""
-        head = self.task_head
-        width = (head.hidden if getattr(head, "hidden", None) is not None else head.linear).in_features
+        width = self.task_head.linear.in_features
         device = next(self.parameters()).device
         self.register_buffer("represent_low", torch.full((width,), -torch.inf, device=device))
         self.register_buffer("represent_high", torch.full((width,), torch.inf, device=device))
