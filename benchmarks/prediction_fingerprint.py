@@ -4,7 +4,7 @@ A refactor that claims "no behaviour change" runs ``record`` on the commit befor
 for fixed ``random_state`` every output must be bit-identical (CPU, one torch thread). The rows cover each
 ``architecture`` for the classifier (``predict_proba``), the regressor (``predict``) and the representation
 (``transform``), on equal and unequal lengths, plus the options that change the network's path
-(flattening head, hidden head layer, blocked map path, token downsampling, LayerNorm, a validation split).
+(flattening head, blocked map path, token downsampling, LayerNorm, a validation split).
 
     python benchmarks/prediction_fingerprint.py record before.json
     python benchmarks/prediction_fingerprint.py compare before.json      # exit 1 on any difference
@@ -28,12 +28,11 @@ TINY = dict(d_model=16, n_heads=2, n_blocks=1, d_ff=16, attention_ratio=0.5, bat
             pretrain_epochs=2, device="cpu", random_state=0)  # fmt: skip
 OPTIONS = {
     "flatten": {"pooling": "flatten"},
-    "hidden-head": {"head_hidden_size": 8},
-    "blocked": {"checkpoint_attention": True, "n_blocks": 2},
-    "downsample": {"attention_downsample": 2, "n_blocks": 2},
-    "layer-norm": {"norm": "layer", "pooling": "max"},
+    "blocked": {"options": {"recompute_attention": True}, "n_blocks": 2},
+    "downsample": {"options": {"attention_downsample": 2}, "n_blocks": 2},
+    "layer-norm": {"options": {"norm": "layer"}, "pooling": "max"},
     "no-validation": {"validation_fraction": 0.0},
-    "kernel-5": {"attention_kernel_size": 5, "alpha": 0.2, "beta": 0.7, "n_blocks": 2},
+    "kernel-5": {"options": {"attention_kernel_size": 5}, "alpha": 0.2, "beta": 0.7, "n_blocks": 2},
 }
 
 
@@ -61,8 +60,7 @@ def _rows():
     for option, extra in OPTIONS.items():
         p = {**TINY, **extra}
         yield f"classifier/option-{option}", lambda p=p: EADCTClassifier(**p).fit(X, y).predict_proba(X)
-        r = {**p, "head_refit": None} if p.get("head_hidden_size") else p  # the ridge refit needs a linear head
-        yield f"regressor/option-{option}", lambda r=r: EADCTRegressor(**r).fit(X, target).predict(X)
+        yield f"regressor/option-{option}", lambda p=p: EADCTRegressor(**p).fit(X, target).predict(X)
 
 
 def measure() -> dict:

@@ -127,7 +127,7 @@ class EADCTBase(HasOptions, InspectsNetwork, PicklesWeights, BaseEstimator):
         if self._task == "classification":
             head = ClassificationHead(width, n_outputs, self.dropout)
         elif self._task == "regression":
-            head = RegressionHead(width, n_outputs, self.dropout)
+            head = RegressionHead(width, n_outputs)
         encoder, n_steps = architecture.build(config), max_len if flat else None
         return SeriesNetwork(encoder, n_channels, head, self.pooling, n_steps, n_segments)
 

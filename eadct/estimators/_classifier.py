@@ -39,7 +39,7 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
     of encoder and an MLP head with cross-entropy; the network kept is the mean of
     the weights of the last 20 fine-tuning epochs (``options["average_epochs"]``; the
     paper chooses the best epoch on a validation split: ``validation_fraction=0.1,
-    options={"average_epochs": None}``).
+    options={{"average_epochs": None}}``).
 
     Parameters
     ----------

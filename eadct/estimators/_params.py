@@ -177,7 +177,7 @@ _OTHER = {
         None,
         _none_or(lambda v: isinstance(v, dict)),
         "None or a dict",
-        "dict or None, default=None\n    The settings most users leave at their defaults (each estimator documents its fields).",
+        "dict or None, default=None\n    The settings most users leave at their defaults (listed by each estimator).",
     ),
     "device": Param(
         "auto",

@@ -39,7 +39,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     __doc__ = f"""Time-series (extrinsic) regressor on the EA-DC-Transformer.
 
     Masked-value pretraining, then fine-tuning of encoder and a linear head with MSE on standardised
-    targets (paper Eq. 9; or, with ``options={"loss": "huber"}``, a Huber loss on robustly scaled targets);
+    targets (paper Eq. 9; or, with ``options={{"loss": "huber"}}``, a Huber loss on robustly scaled targets);
     one or several targets. The network kept is the mean of the weights of the last
     {REGRESSOR_DEFAULTS["average_epochs"]} fine-tuning epochs (``average_epochs``), within at most
     {REGRESSOR_DEFAULTS["max_steps"]:,} optimizer steps per stage (``max_steps``), and the linear head is fitted

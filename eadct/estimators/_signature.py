@@ -71,9 +71,8 @@ def check_params(params: dict, owner: str) -> None:
             f"Invalid parameters for {owner}: architecture must be one of {sorted(ARCHITECTURES)}, "
             f"got {params['architecture']!r}."
         )
-    architecture = get_architecture(params["architecture"])
-    encoder = architecture.resolve({n: params[n] for n in ENCODER_PARAMS})
-    problems = validate_encoder_config({n: v for n, v in encoder.items() if n in architecture.uses})
+    encoder = get_architecture(params["architecture"]).resolve({n: params[n] for n in ENCODER_PARAMS})
+    problems = validate_encoder_config(encoder)  # a setting the row does not read is not held to its rules
     for name, value in params.items():
         spec = PARAMS.get(name)
         if name not in ENCODER_PARAMS and spec is not None and spec.check is not None and not spec.check(value):

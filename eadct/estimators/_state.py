@@ -73,7 +73,7 @@ FITTED_STATE: dict[str, dict[str, Attribute]] = {
 }
 
 #: The keys a memory plan may override (``memory_plan_``): encoder settings and the batch size.
-PLAN_KEYS = frozenset(f for f in EncoderConfig.__dataclass_fields__ if f not in ("n_channels", "max_len")) | {
+PLAN_KEYS = frozenset(f for f in EncoderConfig.__dataclass_fields__ if f not in ("n_channels", "max_len", "uses")) | {
     "batch_size"
 }
 _DEVICE = re.compile(r"cpu|cuda(:\d{1,3})?")

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from .heads import ReconstructionHead
-from .pooling import N_SEGMENTS, get_pooling, part_means, pool_steps
+from .pooling import N_SEGMENTS, get_pooling, pool_steps
 
 
 class SeriesNetwork(nn.Module):
@@ -58,29 +58,7 @@ class SeriesNetwork(nn.Module):
     def represent(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> pooled representation Z ``(B, pooled_width(pooling, d, n_steps, n_segments))``."""
         pooler = getattr(self, "pooler", None)  # a network pickled before poolings with weights has none
-        z = pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
-        low = getattr(self, "represent_low", None)  # with add_representation_range only
-        if low is not None:
-            z = torch.clamp(z, low.to(z.dtype), self.represent_high.to(z.dtype))
-        return z
-
-    def add_representation_range(self) -> None:
-        """Clip each feature of the pooled representation (the task head's input) to the range in the buffers
-        ``represent_low`` and ``represent_high`` (the regressor's ``clip_representation``). They start at
-        -inf and inf, where nothing is clipped, until :meth:`fit_representation_range` sets them."""
-        width = self.task_head.linear.in_features
-        device = next(self.parameters()).device
-        self.register_buffer("represent_low", torch.full((width,), -torch.inf, device=device))
-        self.register_buffer("represent_high", torch.full((width,), torch.inf, device=device))
-
-    def fit_representation_range(self, features) -> None:
-        """From now on clip each feature of the representation to the range it takes over ``features``
-        ``(n_series, width)``, the representation of the series fitted (the buffers are added if absent)."""
-        if getattr(self, "represent_low", None) is None:
-            self.add_representation_range()
-        with torch.no_grad():
-            self.represent_low.copy_(torch.as_tensor(features.min(axis=0), dtype=self.represent_low.dtype))
-            self.represent_high.copy_(torch.as_tensor(features.max(axis=0), dtype=self.represent_high.dtype))
+        return pool_steps(self.encoder(x, valid), valid, self.pooling, self.n_steps, self.n_segments, pooler)
 
     def fit_input_scales(self, values: torch.Tensor, lengths: torch.Tensor) -> None:
         """Set what the input stem scales from the fit's standardised series, ``values`` ``(B, N, C)`` padded
@@ -91,26 +69,8 @@ class SeriesNetwork(nn.Module):
             valid = torch.arange(values.shape[1], device=values.device)[None, :] < lengths.to(values.device)[:, None]
             embedding.fit_difference_scale(values, valid)
 
-    def add_input_path(self, n_parts: int, n_outputs: int) -> None:
-        """Let the outputs also read the input itself: ``input_parts`` (the means of ``n_parts`` consecutive
-        parts of each channel) times the buffer ``input_weight`` ``(n_outputs, n_parts * C)``, added to the task
-        head's outputs. The weight starts at zero (the outputs are the head's) and is not trained by gradient:
-        the regressor's ridge refit sets it (``head_input_parts``)."""
-        self.n_input_parts = n_parts
-        self.register_buffer(
-            "input_weight", torch.zeros(n_outputs, n_parts * self.reconstruction_head.linear.out_features)
-        )
-
-    def input_parts(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
-        """``(B, N, C)`` -> the means of ``n_input_parts`` consecutive parts of each series' valid steps,
-        ``(B, n_input_parts * C)`` (part by part)."""
-        return part_means(x, valid, self.n_input_parts)
-
     def forward(self, x: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """``(B, N, C)`` -> task outputs ``(B, n_out)``."""
         if self.task_head is None:
             raise RuntimeError("SeriesNetwork has no task head; set one before calling forward")
-        out = self.task_head(self.represent(x, valid))
-        if getattr(self, "input_weight", None) is not None:
-            out = out + self.input_parts(x, valid).to(out.dtype) @ self.input_weight.to(out.dtype).T
-        return out
+        return self.task_head(self.represent(x, valid))
