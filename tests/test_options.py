@@ -123,9 +123,10 @@ def test_flatten_and_nest_are_inverse():
 
 
 def test_a_state_of_the_flat_version_loads_with_its_fields_in_options():
-    state = {"d_model": 16, "n_segments": 2, "average_epochs": 20, "mixup": 0.0, "pool_layers": "last"}
+    state = {"d_model": 16, "n_segments": 2, "average_epochs": 20, "mixup": 0.0, "pool_layers": "last",
+             "wide_scales": 100.0, "input_differences": "auto"}  # fmt: skip
     _upgrade_state(state, EADCTClassifier)
-    assert state["options"] == {"n_segments": 2}  # average_epochs=20 is the classifier's default
+    assert state["options"] == {"n_segments": 2}  # the others are the classifier's defaults
     assert "mixup" not in state and "pool_layers" not in state
     old = {"d_model": 16, "mixup": 0.4}
     with pytest.raises(ValueError, match=r"fitted with mixup=0\.4.*no longer has"):
