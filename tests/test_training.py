@@ -8,6 +8,7 @@ import torch
 
 from eadct.networks import ClassificationHead, EADCTEncoder, EncoderConfig, SeriesNetwork
 from eadct.training import (
+    Checkpointer,
     SeriesTensors,
     StageSettings,
     finetune,
@@ -140,3 +141,31 @@ def test_early_stopping_stops():
     flags = [r["best"] for r in history]
     assert len(history) < 200
     assert flags[-4:] == [True, False, False, False]  # stopped 3 epochs after the last improvement
+
+
+def _running_checkpoint(path, fingerprint, **entries):
+    """A checkpoint of a fine-tuning stage killed after its first epoch, with ``entries`` added."""
+    from eadct.training.loop import _Progress, rng_state
+
+    net, _ = _network_and_data()
+    optimizer = torch.optim.RAdam(net.parameters())
+    state = {"stage": "finetune", "stage_done": False, **_Progress(epoch=1).state(), "network": net.state_dict(),
+             "optimizer": optimizer.state_dict(), "history": [], "rng": rng_state(torch.Generator())}  # fmt: skip
+    Checkpointer(path, fingerprint).save({**state, **entries})
+
+
+def test_a_running_checkpoint_of_an_earlier_version_is_replaced_not_refused(tmp_path):
+    """A running stage's checkpoint written when the progress held a moving average (``moving_sum``) is an eadct
+    checkpoint: another fit's is deleted with a warning; this fit's is not resumed."""
+    path = tmp_path / "fit.pt"
+    _running_checkpoint(path, "other fit", moving_sum=None)
+    warned = []
+    assert Checkpointer(path, "this fit", warn=warned.append).load() is None
+    assert not path.exists() and "belongs to another fit" in warned[0]
+    _running_checkpoint(path, "this fit", moving_sum=None)
+    with pytest.raises(ValueError, match="entries a checkpoint does not have: 'moving_sum'"):
+        Checkpointer(path, "this fit").load()
+    _running_checkpoint(path, "other fit", unknown=None)  # any other entry: not an eadct checkpoint, kept
+    with pytest.raises(ValueError, match="not an eadct checkpoint"):
+        Checkpointer(path, "this fit").load()
+    assert path.exists()

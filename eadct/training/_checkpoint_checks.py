@@ -14,6 +14,10 @@ STAGES = ("pretrain", "finetune")
 _PLAIN = (type(None), bool, int, float, str)
 #: At most this many entries in a history record.
 _RECORD_KEYS = 32
+#: Entries of a running stage's checkpoint that earlier eadct versions wrote and this one does not (the moving
+#: average of the weights that ``average_decay`` kept): such a file is still recognised as an eadct checkpoint, so
+#: that a fit replaces it with a warning rather than refusing it as a stranger's; it is never resumed.
+FORMER_ENTRIES = frozenset({"moving_sum"})
 
 
 def _checkpoint_keys(extra: dict, running: bool) -> set:
@@ -75,11 +79,10 @@ def _progress_problem(state: dict, like: dict | None) -> str | None:
         return f"its best_key is {_shown(key)}, not None or a tuple of numbers"
     if (state["averaged"] > 0) != (state["average_sum"] is not None):
         return "its averaged count and its average_sum disagree"
-    sums = ("average_sum", "moving_sum")
     for name in sorted(_progress_keys() - {"epoch", "bad_epochs", "averaged", "best_key"}):
         value = state[name]
-        if isinstance(value, dict) or name == "best_state" or name in sums:
-            if value is not None and (problem := _tensors_problem(name, value, like, float64=name in sums)):
+        if isinstance(value, dict) or name in ("best_state", "average_sum"):
+            if value is not None and (problem := _tensors_problem(name, value, like, float64=name == "average_sum")):
                 return problem
         elif not (isinstance(value, _PLAIN) or (isinstance(value, tuple) and all(_is_real(v) for v in value))):
             return f"its {name} is {_shown(value)}, not a number"

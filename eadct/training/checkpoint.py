@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from ..provenance import VERSIONS_KEY, model_versions
-from ._checkpoint_checks import _checkpoint_keys, _copied, _problem, _shown, _too_large
+from ._checkpoint_checks import FORMER_ENTRIES, _checkpoint_keys, _copied, _problem, _shown, _too_large
 
 #: What the ValueError about a checkpoint file tells the user to do.
 _FIX = "Delete the file (the fit then starts afresh) or choose another checkpoint_path."
@@ -176,10 +176,12 @@ def _stranger(path: Path, why: str) -> ValueError:
 
 def _signed(state: dict, extra: dict) -> bool:
     """Whether ``state`` carries eadct's signature, so that it may be deleted when another fit or version wrote
-    it: exactly a checkpoint's entries (of a running or a finished stage) and versions naming an eadct version
-    (or, written before checkpoints recorded versions, none)."""
+    it: exactly a checkpoint's entries (of a running or a finished stage; a running stage's of an earlier version
+    may add :data:`FORMER_ENTRIES`) and versions naming an eadct version (or, written before checkpoints recorded
+    versions, none)."""
     keys = state.keys() - {VERSIONS_KEY}
-    if keys != _checkpoint_keys(extra, False) and keys != _checkpoint_keys(extra, True):
+    running = _checkpoint_keys(extra, True)
+    if keys != _checkpoint_keys(extra, False) and keys != running and keys != running | FORMER_ENTRIES:
         return False
     versions = state.get(VERSIONS_KEY, {"eadct": ""})
     return isinstance(versions, dict) and isinstance(versions.get("eadct"), str)
@@ -192,11 +194,11 @@ def _other_extra(state: dict, extra: dict) -> str | None:
 
 def _history_limit(stages) -> int:
     """The most history records a checkpoint may hold: a few per epoch that the fit's ``stages`` can train (at most
-    ``max_epochs``, or ``min_steps`` where that raises it: ``StageSettings.capped``), and one more per stage."""
+    ``max_epochs``), and one more per stage."""
     if stages is None:
         return _MAX_RECORDS
     stages = [settings for settings, _ in stages.values() if settings is not None]
-    epochs = sum(max(s.max_epochs, s.min_steps or 0) + 1 for s in stages)
+    epochs = sum(s.max_epochs + 1 for s in stages)
     return _RECORDS_PER_EPOCH * epochs
 
 

@@ -1,4 +1,4 @@
-"""The epoch loop shared by pretraining and fine-tuning: best epoch, early stop, resume."""
+"""The epoch loop shared by pretraining and fine-tuning: best epoch or weight average, early stop, resume."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from tqdm.auto import tqdm
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, batch_indices
 from .divergence import TrainingDivergedError, diverged_record, divergence_message, finite_outputs, finite_state
-from .sam import sharpness_aware_gradient
 
 # step_loss(network, x, valid, y) -> scalar loss tensor
 StepLoss = Callable[[nn.Module, torch.Tensor, "torch.Tensor | None", "torch.Tensor | None"], torch.Tensor]
@@ -48,52 +47,14 @@ class StageSettings:
         tqdm progress bar over epochs.
     mask_ratio, mask_length : float
         Pretraining only: share of the values masked and mean length of a masked run.
-    lr_schedule : {"constant", "cosine"}
-        ``"cosine"``: the learning rate of epoch e (from 0) is ``lr * (1 + cos(pi * e / max_epochs)) / 2``.
     average_epochs : int or None
-        Keep the mean of the weights (and of the BatchNorm statistics) after each of the last
+        Keep the mean of the weights (and of the BatchNorm running statistics) after each of the last
         ``average_epochs`` epochs of ``max_epochs`` instead of the best epoch, and run every epoch
         (``n_iter_no_change`` is not applied): stochastic weight averaging over the tail of the run.
-    average_decay : float or None
-        Keep an exponential moving average of the weights (and of the floating-point buffers: BatchNorm
-        statistics), updated after every epoch with this weight on the average so far (the first epoch starts
-        it; 0.9 weighs about the last 10 epochs). Every epoch's validation key is then computed with the averaged
-        weights, which are what the best epoch keeps (without validation data the epoch's training loss decides);
-        early stopping (``n_iter_no_change``) still applies. Not together with ``average_epochs``.
-    average_batch_norm : {"mean", "recompute"}
-        With ``average_epochs``: the BatchNorm statistics of the averaged weights are the mean of the
-        epochs' running statistics (``"mean"``), or measured again for those weights in one pass over the
-        training series in training mode (``"recompute"``, as ``torch.optim.swa_utils.update_bn``).
-    augmentation : float
-        Fine-tuning only: the strength of the magnitude augmentation of every training batch
-        (:func:`eadct.training.augment_magnitude`); 0 trains on the series as they are.
-    window_slicing : float
-        Fine-tuning only: every training series is replaced by a random window of ``1 - window_slicing``
-        of its steps, stretched back to its length (:func:`eadct.training.augment_window_slice`); 0: off.
-    mask_augmentation : float
-        Fine-tuning only: a share ``mask_augmentation`` of every training batch's values is set to 0 in runs of
-        mean length ``mask_length``, the masks of pretraining (:func:`eadct.training.augment_mask`); 0: off.
-    label_smoothing : float
-        Fine-tuning of a classifier only: the training loss is the cross-entropy against targets that give
-        ``label_smoothing`` of the probability mass to all classes uniformly (``torch.nn.functional.
-        cross_entropy``'s ``label_smoothing``); the validation loss stays the plain cross-entropy.
-    mixup : float
-        Fine-tuning only: train on mixup batches (:func:`eadct.training.mixup_batch`), convex combinations of
-        pairs of series with a weight drawn from ``Beta(mixup, mixup)`` per batch, and the same combination of
-        their losses; the validation split and the validation loss see the series as they are. 0: off.
-    sam_rho : float
-        Fine-tuning only: sharpness-aware minimisation (:func:`eadct.training.sam.sharpness_aware_gradient`), each
-        step's gradient taken at the weights moved this far (Euclidean norm over all trained weights) along the
-        normalised gradient; twice the passes per step. 0: off.
     max_steps : int or None
         At most this many optimizer steps in the stage, in whole epochs (at least one): where ``max_epochs``
         epochs of the training data's batches would take more, the stage runs fewer epochs, and
         ``average_epochs`` shrinks in the same proportion (:meth:`capped`). None: no cap.
-    min_steps : int or None
-        At least this many optimizer steps in a stage that trains at all (the estimators set it for fine-tuning
-        only), in whole epochs: where ``max_epochs`` epochs of the training data's batches would take fewer, the
-        stage runs more epochs, and ``average_epochs`` grows in the same proportion (:meth:`capped`;
-        ``max_steps`` still bounds). None: no floor.
     """
 
     max_epochs: int
@@ -107,47 +68,24 @@ class StageSettings:
     verbose: bool = False
     mask_ratio: float = 0.15
     mask_length: float = 3.0
-    lr_schedule: str = "constant"
     average_epochs: int | None = None
-    average_batch_norm: str = "mean"
-    average_decay: float | None = None
-    augmentation: float = 0.0
-    window_slicing: float = 0.0
-    mask_augmentation: float = 0.0
-    label_smoothing: float = 0.0
-    mixup: float = 0.0
-    sam_rho: float = 0.0
     max_steps: int | None = None
-    min_steps: int | None = None
 
     def capped(self, n_series: int) -> StageSettings:
-        """These settings for a stage over ``n_series`` training series under ``min_steps`` and ``max_steps``:
-        ``max_epochs`` raised to the whole epochs of ``ceil(n_series / batch_size)`` steps that reach the floor,
-        then lowered to those that fit in the cap (at least one), and ``average_epochs`` scaled by the same
-        factor (rounded, at least one), so that the averaged share of the run stays what it was. Unchanged where
-        neither binds, and a stage of 0 epochs stays off."""
-        if self.max_epochs == 0:
+        """These settings for a stage over ``n_series`` training series under ``max_steps``: ``max_epochs``
+        lowered to the whole epochs of ``ceil(n_series / batch_size)`` steps that fit in the cap (at least one),
+        and ``average_epochs`` scaled by the same factor (rounded, at least one), so that the averaged share of
+        the run stays what it was. Unchanged where the cap does not bind, and a stage of 0 epochs stays off."""
+        if self.max_epochs == 0 or self.max_steps is None:
             return self
         steps = max(1, math.ceil(n_series / self.batch_size))
-        epochs = self.max_epochs
-        if self.min_steps is not None:
-            epochs = max(epochs, math.ceil(self.min_steps / steps))
-        if self.max_steps is not None:
-            epochs = max(1, min(epochs, self.max_steps // steps))
+        epochs = max(1, min(self.max_epochs, self.max_steps // steps))
         if epochs == self.max_epochs:
             return self
         average = self.average_epochs
         if average:
             average = min(epochs, max(1, math.floor(average * epochs / self.max_epochs + 0.5)))
         return replace(self, max_epochs=epochs, average_epochs=average)
-
-    def lr_at(self, epoch: int) -> float:
-        """The learning rate of ``epoch`` (counted from 0) under ``lr_schedule``."""
-        if self.lr_schedule == "constant":
-            return self.lr
-        if self.lr_schedule == "cosine":
-            return self.lr * 0.5 * (1.0 + math.cos(math.pi * epoch / self.max_epochs))
-        raise ValueError(f"lr_schedule must be 'constant' or 'cosine', got {self.lr_schedule!r}")
 
 
 def autocast(device: torch.device, dtype: torch.dtype | None):
@@ -211,7 +149,7 @@ def run_stage(
         if patience is not None and progress.bad_epochs >= patience:
             break
         tic = time.perf_counter()
-        loss, first = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch)
+        loss, first = _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator)
         if progress.start_loss is None:
             progress.start_loss = first
         if diverged := diverged_record(name, epoch, loss, progress.start_loss, finite_state(network)):
@@ -230,7 +168,7 @@ def run_stage(
                                "optimizer": optimizer.state_dict(), "history": list(history),
                                "rng": rng_state(generator)})  # fmt: skip
     epochs.close()
-    _keep(network, progress, settings, step_loss, train, diverged, outputs, history)
+    _keep(network, progress, settings, train, diverged, outputs, history)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
@@ -238,96 +176,51 @@ def run_stage(
 
 def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, valid, settings) -> None:
     """Score the epoch just trained (``record``) and mark whether it is the best so far: its key is ``evaluate``'s
-    on ``valid`` with the weights the stage would keep (with ``average_decay`` the moving average, after which the
-    network's own weights come back for the next epoch), else its training loss; the best epoch's kept weights are
-    snapshotted."""
-    key, trained = (record["train_loss"],), None
-    if settings.average_decay:
-        progress.add_to_moving_average(network, settings.average_decay)
-        trained = _snapshot(network)
-        network.load_state_dict(progress.moving_average(network))
+    on ``valid``, else its training loss; the best epoch's weights are snapshotted."""
+    key = (record["train_loss"],)
     if valid is not None and len(valid) and evaluate is not None:
         network.eval()
         with torch.no_grad(), autocast(valid.values.device, settings.autocast_dtype):
             metrics, key = evaluate(network, valid)
         record.update(metrics)
     record["best"] = progress.update(key, network, record["epoch"])
-    if trained is not None:
-        network.load_state_dict(trained)
 
 
 def _keep(
     network: nn.Module,
     progress: _Progress,
     settings: StageSettings,
-    step_loss,
     train,
     diverged=None,
     outputs: Outputs | None = None,
     history: list[dict] | None = None,
 ) -> None:
     """Leave ``network`` in eval mode with the weights the stage keeps: the average of its last epochs
-    (``settings.average_epochs``; BatchNorm statistics measured again with ``average_batch_norm="recompute"``),
-    else its best epoch. After a divergence (``diverged``, its record), the first of those two whose outputs on
-    ``train`` are finite, named in ``diverged["kept"]``; a :class:`TrainingDivergedError` where neither is."""
+    (``settings.average_epochs``), else its best epoch. After a divergence (``diverged``, its record), the first of
+    those two whose outputs on ``train`` are finite, named in ``diverged["kept"]``; a :class:`TrainingDivergedError`
+    where neither is."""
     averaged = progress.average(network) if settings.average_epochs else None
     if diverged is None:
         if averaged is not None or progress.best_state is not None:
-            _load_kept(
-                network,
-                averaged if averaged is not None else progress.best_state,
-                averaged is not None,
-                settings,
-                step_loss,
-                train,
-            )
+            network.load_state_dict(averaged if averaged is not None else progress.best_state)
         network.eval()
         return
     best = [r["epoch"] for r in history or () if r["stage"] == diverged["stage"] and r.get("best")]
     first_averaged = max(1, settings.max_epochs - (settings.average_epochs or 0) + 1)
     candidates = [
-        (averaged, True, f"the average of its epochs {first_averaged} to {first_averaged + progress.averaged - 1}"),
-        (progress.best_state, False, f"epoch {best[-1]}" if best else "its best earlier epoch"),
+        (averaged, f"the average of its epochs {first_averaged} to {first_averaged + progress.averaged - 1}"),
+        (progress.best_state, f"epoch {best[-1]}" if best else "its best earlier epoch"),
     ]
-    for state, is_average, label in candidates:
+    for state, label in candidates:
         if state is None or not finite_state(network, state):
             continue
-        _load_kept(network, state, is_average, settings, step_loss, train)
+        network.load_state_dict(state)
+        network.eval()
         if outputs is None or finite_outputs(network, train, outputs):
             diverged["kept"] = label
             return
-    earlier = any(state is not None for state, _, _ in candidates)
+    earlier = any(state is not None for state, _ in candidates)
     raise TrainingDivergedError(divergence_message(diverged, settings.lr, settings.clip_grad_norm, earlier=earlier))
-
-
-def _load_kept(network: nn.Module, state: dict, is_average: bool, settings, step_loss, train) -> None:
-    network.load_state_dict(state)
-    network.eval()
-    if is_average and settings.average_batch_norm == "recompute":
-        recompute_batch_norm(network, step_loss, train, settings)
-
-
-@torch.no_grad()
-def recompute_batch_norm(network: nn.Module, step_loss: StepLoss, train: SeriesTensors, settings) -> None:
-    """Measure the BatchNorm statistics of ``network``'s current weights again: reset them, run every training
-    series once in training mode (``step_loss``'s forward; batches in a fixed shuffled order, so classes mix)
-    with cumulative averaging, then leave the network in eval mode. No-op without BatchNorm layers."""
-    norms = [m for m in network.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if not norms:
-        return
-    momenta = [m.momentum for m in norms]
-    for m in norms:
-        m.reset_running_stats()
-        m.momentum = None
-    network.train()
-    order = torch.Generator().manual_seed(0)
-    for index in batch_indices(len(train), settings.batch_size, order):
-        x, mask, y = train.batch(index)
-        with autocast(train.values.device, settings.autocast_dtype):
-            step_loss(network, x, mask, y)
-    for m, momentum in zip(norms, momenta, strict=True):
-        m.momentum = momentum
-    network.eval()
 
 
 def _resume(resume: dict, network, optimizer, generator, history: list[dict]) -> _Progress:
@@ -343,32 +236,21 @@ def _resume(resume: dict, network, optimizer, generator, history: list[dict]) ->
         resume["epoch"],
         resume.get("average_sum"),
         resume.get("averaged", 0),
-        resume.get("moving_sum"),
         resume.get("start_loss"),
     )
 
 
-def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator, epoch) -> float:
-    """Epoch ``epoch`` (from 0): one pass over ``train`` in shuffled batches at the schedule's learning
-    rate; returns the mean training loss and the loss of its first batch (before its step)."""
-    for group in optimizer.param_groups:
-        group["lr"] = settings.lr_at(epoch)
+def _train_epoch(network, optimizer, parameters, step_loss, train, settings, generator) -> tuple[float, float]:
+    """One epoch: a pass over ``train`` in batches shuffled by ``generator``; returns the mean training loss and
+    the loss of its first batch (before its step)."""
     network.train()
     total, count, first = 0.0, 0, None
     for index in batch_indices(len(train), settings.batch_size, generator):
         x, mask, y = train.batch(index)
-        before = generator.get_state() if settings.sam_rho else None
         with autocast(train.values.device, settings.autocast_dtype):
             loss = step_loss(network, x, mask, y)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        if settings.sam_rho and math.isfinite(float(loss.detach())):
-
-            def loss_again(x=x, mask=mask, y=y):
-                with autocast(train.values.device, settings.autocast_dtype):
-                    return step_loss(network, x, mask, y)
-
-            sharpness_aware_gradient(network, parameters, loss_again, generator, settings.sam_rho, before)
         if settings.clip_grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(parameters, settings.clip_grad_norm)
         optimizer.step()
@@ -389,7 +271,6 @@ class _Progress:
     epoch: int = 0
     average_sum: dict | None = None
     averaged: int = 0
-    moving_sum: dict | None = None
     start_loss: float | None = None  # the stage's first batch's loss, before any step (DIVERGED_FACTOR)
 
     def update(self, key: tuple, network: nn.Module, epoch: int) -> bool:
@@ -413,22 +294,6 @@ class _Progress:
                 self.average_sum[k] = self.average_sum[k] + v.double() if v.is_floating_point() else v
         self.averaged += 1
 
-    def add_to_moving_average(self, network: nn.Module, decay: float) -> None:
-        """``average = decay * average + (1 - decay) * weights`` (float64; the first call starts it at the
-        weights); integer buffers keep their latest value."""
-        state = _snapshot(network)
-        if self.moving_sum is None:
-            self.moving_sum = {k: v.double() if v.is_floating_point() else v for k, v in state.items()}
-        else:
-            for k, v in state.items():
-                old = self.moving_sum[k]
-                self.moving_sum[k] = old * decay + v.double() * (1.0 - decay) if v.is_floating_point() else v
-
-    def moving_average(self, network: nn.Module) -> dict:
-        """The moving average in the dtypes of ``network``'s state."""
-        like = network.state_dict()
-        return {k: v.to(like[k].dtype) if v.is_floating_point() else v for k, v in self.moving_sum.items()}
-
     def average(self, network: nn.Module) -> dict | None:
         """The mean of the states added, in the dtypes of ``network``'s state; None when none was added."""
         if not self.averaged:
@@ -445,6 +310,5 @@ class _Progress:
             "bad_epochs": self.bad_epochs,
             "average_sum": self.average_sum,
             "averaged": self.averaged,
-            "moving_sum": self.moving_sum,
             "start_loss": self.start_loss,
         }

@@ -6,7 +6,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .augment import augment_magnitude, augment_mask, augment_window_slice, mixup_batch
 from .checkpoint import Checkpointer
 from .data import SeriesTensors, length_sorted_batches
 from .loop import StageSettings, autocast, run_stage, set_rng_state
@@ -88,23 +87,11 @@ REGRESSION_LOSSES = {
 
 
 def _finetuned(network) -> list:
-    """The parameters fine-tuning trains: the encoder's, the learned pooling's queries (``pooling=
-    "segments-attention"``; none otherwise, nor in a network pickled before it) and the task head's."""
+    """The parameters fine-tuning trains: the encoder's, the pooling's where it learns any (``network.pooler``) and
+    the task head's."""
     pooler = getattr(network, "pooler", None)
     return [*network.encoder.parameters(), *(pooler.parameters() if pooler is not None else ()),
             *network.task_head.parameters()]  # fmt: skip
-
-
-def _augmented(x: torch.Tensor, valid_steps, settings: StageSettings, generator: torch.Generator) -> torch.Tensor:
-    """The fine-tuning batch ``x`` after window slicing, magnitude augmentation and masking, those of them that
-    ``settings`` switches on, in that order."""
-    if settings.window_slicing:
-        x = augment_window_slice(x, valid_steps, settings.window_slicing, generator)
-    if settings.augmentation:
-        x = augment_magnitude(x, valid_steps, settings.augmentation, generator)
-    if settings.mask_augmentation:
-        x = augment_mask(x, valid_steps, settings.mask_augmentation, settings.mask_length, generator)
-    return x
 
 
 def finetune(
@@ -125,12 +112,7 @@ def finetune(
     ``task="classification"``: cross-entropy on class indices; the best epoch has the
     highest validation accuracy, ties broken by the lower validation loss.
     ``task="regression"``: ``loss`` (a name in ``REGRESSION_LOSSES``) on (standardised) targets; the best
-    epoch has the lowest validation loss. ``settings.window_slicing`` > 0, ``settings.augmentation`` > 0,
-    ``settings.mask_augmentation`` > 0 and ``settings.mixup`` > 0 augment the training batches, in that order
-    (never the validation split; mixup's loss is the mixing weights' combination of the losses against both
-    series' targets);
-    ``settings.label_smoothing`` > 0 smooths the classification targets of the training loss (the validation
-    loss is the plain cross-entropy).
+    epoch has the lowest validation loss.
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -138,20 +120,13 @@ def finetune(
         raise ValueError(f"loss must be one of {list(REGRESSION_LOSSES)}, got {loss!r}")
     regression_loss = REGRESSION_LOSSES[loss]
 
-    def loss_of(outputs, y, smoothing=0.0):
+    def loss_of(outputs, y):
         if task == "classification":
-            return F.cross_entropy(outputs.float(), y, label_smoothing=smoothing)
+            return F.cross_entropy(outputs.float(), y)
         return regression_loss(outputs.float(), y)
 
     def step_loss(net, x, valid_steps, y):
-        x = _augmented(x, valid_steps, settings, generator)
-        if settings.mixup:
-            x, valid_steps, partner, lam = mixup_batch(x, valid_steps, settings.mixup, generator)
-            outputs = net(x, valid_steps)
-            return lam * loss_of(outputs, y, settings.label_smoothing) + (1.0 - lam) * loss_of(
-                outputs, y[partner], settings.label_smoothing
-            )
-        return loss_of(net(x, valid_steps), y, settings.label_smoothing)
+        return loss_of(net(x, valid_steps), y)
 
     def evaluate(net, data):
         outputs = predict_outputs(net, data, settings.batch_size)
@@ -220,8 +195,7 @@ def train_two_stage(
     regression loss of fine-tuning (:func:`finetune`). Before any stage the network's input stem takes its
     scales from the pretraining series (``fit_input_scales``; a checkpoint's weights then replace them with
     the same values). ``before_finetune(network, train)``, if given, runs once before fine-tuning starts (not when it
-    resumes: the checkpoint's weights hold what it did), on the fine-tuning's training series: the estimators'
-    linear probe of the head (``head_init="probe"``).
+    resumes: the checkpoint's weights hold what it did), on the fine-tuning's training series.
     """
     if hasattr(network, "fit_input_scales"):
         network.fit_input_scales(pretrain_data[0].values, pretrain_data[0].lengths)
