@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The accuracy benchmark of the defaults (reports/accuracy_defaults.md) on the 2-core CPU: the `accuracy`
+# The accuracy benchmark of the defaults (writes reports/accuracy_defaults.md) on the 2-core CPU: the `accuracy`
 # table under the `defaults` profile, on every shared UEA and TSER set. Two lanes of one torch thread each run
 # side by side (they take disjoint models, so no unit runs twice); seed 0 of every set first, then seeds 1-2.
 # Rerunning the script skips every finished unit, and a killed run resumes where it stopped.

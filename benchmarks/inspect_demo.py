@@ -8,7 +8,7 @@ AvgWCD (Eq. 13) of each model, and writes reports/inspect_demo.md with the PNGs 
     python benchmarks/inspect_demo.py [--out reports] [--seed 0] [--threads 1]
 
 One seed and one data set: these are pictures of what the methods show, not evidence for a claim (for that see
-reports/representations_quick.md).
+reports/representations_defaults.md, `bash benchmarks/inspect_reports_cpu.sh`).
 """
 
 from __future__ import annotations

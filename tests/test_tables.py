@@ -336,37 +336,6 @@ def test_search_only_stops_before_the_units_and_the_refits_reuse_its_trials(tiny
     assert (folder / "search_trials.jsonl").read_text() == trials  # no trial ran again
 
 
-def test_search_ties_replays_a_search_with_ties_by_index_and_compares(tiny_setup, tmp_path, capsys):
-    """benchmarks/search_ties.py: the trials copied without their losses, the replay's new trials without one, the
-    refit run, the comparison printed; the tie-breaker of later searches is left as it was."""
-    import importlib.util
-
-    from eadct.tables import _search
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_ties.py"
-    spec = importlib.util.spec_from_file_location("search_ties", path)
-    ties = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ties)
-    cfg, data = tiny_setup / "cfg" / "tiny.toml", tiny_setup / "data"
-    table = load_table(cfg)
-    src, out = tmp_path / "a", tmp_path / "b"
-    run_table(table, "tiny", src, data_dirs=[data], datasets=["TinyTabC"], models=["Transformer"], seeds=[0])
-    args = ["--from", str(src), "--out", str(out), "--table", str(cfg), "--profile", "tiny", "--datasets", "TinyTabC"]
-    args += ["--models", "Transformer", "--data-dir", str(data), "--threads", "1"]
-    with pytest.raises(SystemExit) as stop:
-        ties.main([*args, "--seeds", "0"])
-    assert stop.value.code == 0 and _search._LOSS_TIES["on"]  # later searches break ties by the loss again
-    folder = result_path(out, table, "Transformer", "TinyTabC", "tiny", 0).parent
-    trials = [json.loads(x) for x in (folder / "search_trials.jsonl").read_text().splitlines()]
-    old = (result_path(src, table, "Transformer", "TinyTabC", "tiny", 0).parent / "search_trials.jsonl").read_text()
-    assert len(trials) >= len(old.splitlines()) and all(t.get("valid_loss") is None for t in trials)
-    assert all("valid_loss" in json.loads(x) for x in old.splitlines())  # the source is left as it was
-    assert (folder / "seed0.json").is_file()
-    ties.main([*args, "--compare"])
-    row = [x for x in capsys.readouterr().out.splitlines() if x.startswith("| TinyTabC | Transformer |")]
-    assert len(row) == 1 and "[0]" in row[0]
-
-
 def test_status_reads_a_search_as_it_goes_and_names_bad_arguments(tiny_setup, tmp_path, capsys):
     from eadct.tables._status import table_status
     from eadct.tables.cli import main
@@ -757,14 +726,81 @@ def test_a_report_over_seeds_beyond_the_profile_reads_their_units(tiny_setup, tm
     assert "Seeds [0, 1, 2];" in three and "Results: 3 unit(s)." in three
 
 
-def test_unit_keys_follow_changed_defaults(monkeypatch):
+def _rows_table(folder: Path, rows: str):
+    """A table of the given ``[models...]`` rows (TOML), beside the shipped profiles: a row's key does not depend on
+    the table that names it, so these are the keys of the same rows in research/configs/ (not shipped)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "rows.toml"
+    path.write_text(f'[table]\nname = "rows"\ntitle = "Rows"\ndatasets = ["ERing", "Tecator", "PLAID"]\n\n{rows}')
+    return load_table(path)
+
+
+# the rows of research/configs/candidates.toml these tests read
+CANDIDATE_ROWS = """
+[models."EA-DC (defaults)"]
+architecture = "ea-dc-transformer"
+
+[models."EA-DC (averaged)"]
+architecture = "ea-dc-transformer"
+params = { average_epochs = 20, validation_fraction = 0.0 }
+
+[models."EA-DC (batch 8)"]
+architecture = "ea-dc-transformer"
+params = { batch_size = 8 }
+
+[models."EA-DC (8 segments)"]
+architecture = "ea-dc-transformer"
+params = { n_segments = 8 }
+
+[models.MiniRocket]
+kind = "minirocket"
+"""
+
+# the rows of research/configs/candidates_regression.toml these tests read
+REGRESSION_CANDIDATE_ROWS = """
+[models."EA-DC (defaults)"]
+architecture = "ea-dc-transformer"
+
+[models."EA-DC (weight averaging, 1200 steps)"]
+architecture = "ea-dc-transformer"
+params = { head_refit = "ridge", average_epochs = 20, validation_fraction = 0.0, max_steps = 1200 }
+
+[models."EA-DC (step cap 900)"]
+architecture = "ea-dc-transformer"
+params = { head_refit = "ridge", average_epochs = 20, validation_fraction = 0.0, max_steps = 900 }
+
+[models."EA-DC (dilation per layer)"]
+architecture = "ea-dc-transformer"
+params = { dilation_per_layer = true }
+"""
+
+# the rows of research/configs/unseen.toml these tests read
+UNSEEN_ROWS = """
+[models."EA-DC (defaults)"]
+architecture = "ea-dc-transformer"
+
+[models."EA-DC (wide_scales=auto)"]
+architecture = "ea-dc-transformer"
+params = { wide_scales = "auto" }
+
+[models."EA-DC (wide_scales=auto, input_differences=False)"]
+architecture = "ea-dc-transformer"
+params = { wide_scales = "auto", input_differences = false }
+
+[models."EA-DC (wide_scales=False, input_differences=False)"]
+architecture = "ea-dc-transformer"
+params = { wide_scales = false, input_differences = false }
+"""
+
+
+def test_unit_keys_follow_changed_defaults(monkeypatch, tmp_path):
     """A default changed since the key reference enters a unit's key as if the row had set it: the default row
     then shares the results of a row that asked for the same settings, stale results are never reused, and
     MiniRocket and the paper profiles (which pin the setting) keep their keys. At the reference, the keys are
     those of the results stored before the reference existed."""
     from eadct.tables import _keys
 
-    table = load_table("candidates")
+    table = _rows_table(tmp_path, CANDIDATE_ROWS)
     paper = load_table("table2")
     keys = lambda: (  # noqa: E731
         table.model_key("EA-DC (defaults)", "ERing", "defaults"),
@@ -786,14 +822,14 @@ def test_unit_keys_follow_changed_defaults(monkeypatch):
     assert keys()[3] != before[3] and keys()[0] != before[0]
 
 
-def test_unit_keys_follow_each_estimators_defaults():
+def test_unit_keys_follow_each_estimators_defaults(tmp_path):
     """Each estimator's own defaults decide the keys of its sets: the classifier's (weight averaging, batches of
     8, 8 segments) those of the classification sets, the regressor's (weight averaging within 900 steps) those
     of the regression sets."""
     from eadct import EADCTClassifier, EADCTRegressor
     from eadct.tables._search import make_estimator
 
-    table = load_table("candidates")
+    table = _rows_table(tmp_path / "cls", CANDIDATE_ROWS)
     spec, profile = table.models["EA-DC (defaults)"], table.profile("defaults")
     key = lambda model, dataset: table.model_key(model, dataset, "defaults")  # noqa: E731
     rows = ("EA-DC (defaults)", "EA-DC (averaged)", "EA-DC (batch 8)", "EA-DC (8 segments)")  # all adopted
@@ -806,7 +842,7 @@ def test_unit_keys_follow_each_estimators_defaults():
         names = ("average_epochs", "validation_fraction", "batch_size", "n_segments", "max_steps")
         assert {k: est.get_params()[k] for k in names} == {k: cls().get_params()[k] for k in names}
     # the regressor's adopted defaults share their units with the candidate row of their last change
-    regression = load_table("candidates_regression")
+    regression = _rows_table(tmp_path / "reg", REGRESSION_CANDIDATE_ROWS)
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
         "EA-DC (step cap 900)", "Tecator", "defaults"
     )
@@ -899,13 +935,13 @@ def test_a_rows_own_epochs_win_over_the_profiles_budget(tiny_setup, tmp_path):
         assert units[model]["epochs_run"]["finetune"] == epochs
 
 
-def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch):
+def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_before_the_change(monkeypatch, tmp_path):
     """``wide_scales="auto"``, ``input_differences=False`` and ``wide_scales=False`` on a classification set are the
     classifier's fit before those defaults: the same key (so the same stored units) as the defaults' row had then;
     a row's other settings stay in its key as they are."""
     from eadct.tables import _keys
 
-    table = load_table("unseen")
+    table = _rows_table(tmp_path, UNSEEN_ROWS)
     real = _keys.current_defaults
     for row, before in (("EA-DC (wide_scales=auto)", {"wide_scales": "auto"}),
                         ("EA-DC (wide_scales=auto, input_differences=False)",
