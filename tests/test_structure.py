@@ -16,7 +16,18 @@ import torch
 from conftest import TINY, make_panel
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.estimators._params import CLASSIFIER_DEFAULTS, REGRESSOR_DEFAULTS
+from eadct.estimators._params import (
+    CLASSIFIER_DEFAULTS,
+    OPTIONS,
+    PARAMS,
+    REGRESSOR_DEFAULTS,
+    REGRESSOR_OPTIONS,
+    REMOVED,
+    REPRESENTATION_DEFAULTS,
+    SUPERVISED,
+    UNSUPERVISED,
+    UNSUPERVISED_OPTIONS,
+)
 from eadct.networks import (
     ARCHITECTURES,
     Architecture,
@@ -43,10 +54,9 @@ def test_every_architecture_builds_its_declared_width(name):
 
 #: A value other than EncoderConfig's default for each encoder setting (each valid alone).
 _OTHER_VALUES = {"d_model": 8, "n_heads": 4, "n_blocks": 1, "attention_ratio": 0.5, "alpha": 0.9, "beta": 0.9,
-                 "attention_kernel_size": 5, "conv_kernel_size": 5, "dilation_per_layer": True, "conv_causal": False,
-                 "stem_kernel_size": 3, "positional_encoding": "sinusoidal", "relative_positions": True,
-                 "input_differences": True, "series_normalization": True, "d_ff": 8, "dropout": 0.3,
-                 "drop_path": 0.2, "norm": "layer", "recompute_attention": True, "attention_downsample": 2,
+                 "attention_kernel_size": 5, "conv_kernel_size": 5, "dilation_per_layer": True,
+                 "positional_encoding": "sinusoidal", "input_differences": True, "series_normalization": True,
+                 "d_ff": 8, "dropout": 0.3, "norm": "layer", "recompute_attention": True, "attention_downsample": 2,
                  "attention_tokens": 4}  # fmt: skip
 
 
@@ -69,7 +79,7 @@ def test_a_setting_an_architecture_does_not_declare_leaves_its_network_as_it_is(
     for setting in sorted(set(encoder_settings()) - arch.uses):
         assert torch.equal(output(**{setting: _OTHER_VALUES[setting]}), base), setting
     if name == "transformer":  # no convolution branch
-        assert arch.uses.isdisjoint({"conv_kernel_size", "conv_causal", "dilation_per_layer"})
+        assert arch.uses.isdisjoint({"conv_kernel_size", "dilation_per_layer"})
 
 
 def test_unknown_architecture_names_the_registered_ones():
@@ -105,33 +115,56 @@ def test_docs_table_lists_every_architecture_once():
 
 
 # ----------------------------------------------------------------------------------------------- parameters
+#: Each estimator's flat parameters, fields of ``options`` and own defaults, as eadct.estimators._params lists them.
+_STRUCTURE = {
+    EADCTClassifier: (SUPERVISED, OPTIONS, CLASSIFIER_DEFAULTS),
+    EADCTRegressor: (SUPERVISED, REGRESSOR_OPTIONS, REGRESSOR_DEFAULTS),
+    EADCTRepresentation: (UNSUPERVISED, UNSUPERVISED_OPTIONS, REPRESENTATION_DEFAULTS),
+}
+
+
 @pytest.mark.parametrize("cls", [EADCTClassifier, EADCTRegressor, EADCTRepresentation])
 def test_parameters_derive_from_one_source(cls):
+    flat, option_names, own = _STRUCTURE[cls]
     signature = inspect.signature(cls)
-    own = {EADCTClassifier: CLASSIFIER_DEFAULTS, EADCTRegressor: REGRESSOR_DEFAULTS}.get(cls, {})
-    defaults = {**{f.name: f.default for f in fields(EncoderConfig)}, **own}
-    for name in encoder_settings():  # every exposed encoder field is a parameter, with the config's default
-        # (or the estimator's own, defined once in eadct.estimators._params)
-        assert signature.parameters[name].default == defaults[name]
+    assert tuple(signature.parameters) == flat and set(flat).isdisjoint(option_names)
+    assert set(own) <= set(flat) | set(option_names)
+    config = {f.name: f.default for f in fields(EncoderConfig)}
+    for name in encoder_settings():  # every exposed encoder field is a parameter or a field of options, with the
+        # config's default (or the estimator's own, defined once in eadct.estimators._params)
+        assert name in flat or name in option_names, name
+        assert PARAMS[name].default == config[name]
+    defaults = {**{n: p.default for n, p in PARAMS.items()}, **own}
     for name, param in signature.parameters.items():
         assert param.kind is param.KEYWORD_ONLY
+        assert param.default == defaults[name], name
         assert f"    {name} : " in cls.__doc__  # documented, from the same definition
-    assert cls().get_params() == {n: p.default for n, p in signature.parameters.items()}
+    for name in option_names:
+        assert f"* ``{name}`` : " in cls.__doc__  # each field documented under options, from the same definition
+    assert set(REMOVED).isdisjoint(set(flat) | set(option_names))
+    assert cls().get_params(deep=False) == {n: p.default for n, p in signature.parameters.items()}
+    assert cls().get_params() == {
+        **{n: p.default for n, p in signature.parameters.items()},
+        **{f"options__{n}": defaults[n] for n in option_names},
+    }
 
 
 def test_init_refuses_unknown_and_maps_the_old_name():
     with pytest.raises(TypeError, match="unexpected keyword argument 'alhpa'"):
         EADCTClassifier(alhpa=0.3)
-    with pytest.warns(FutureWarning, match="checkpoint_attention was renamed recompute_attention"):
+    moved = re.escape("checkpoint_attention is now a field of options: pass options={'recompute_attention': True}")
+    with pytest.warns(FutureWarning, match=moved):
         clf = EADCTClassifier(checkpoint_attention=True)
-    assert clf.recompute_attention is True and "checkpoint_attention" not in clf.get_params()
+    assert clf.options == {"recompute_attention": True}
+    assert clf.get_params()["options__recompute_attention"] is True
+    assert not any("checkpoint_attention" in k for k in clf.get_params())
 
 
 def test_one_validator_accepts_grid_values():
     """numpy scalars from a parameter grid pass the estimator's and the config's checks alike."""
     X, y = make_panel(n=12, channels=2, length=10, n_classes=2)
-    params = {**TINY, "recompute_attention": np.bool_(True), "d_model": np.int64(16), "alpha": np.float64(0.4)}
-    clf = EADCTClassifier(**params).fit(X, y)
+    params = {**TINY, "d_model": np.int64(16), "alpha": np.float64(0.4)}
+    clf = EADCTClassifier(**params, options={"recompute_attention": np.bool_(True)}).fit(X, y)
     assert clf.network_.encoder.config.recompute_attention is True
     assert EncoderConfig(n_channels=1, max_len=4, recompute_attention=np.bool_(False), d_model=16, n_heads=2)
 
@@ -172,7 +205,7 @@ def test_estimators_with_equal_params_plan_alike(monkeypatch):
     plans = []
     for _ in range(2):
         with pytest.warns(UserWarning, match="memory_plan_"):
-            plans.append(EADCTClassifier(**{**TINY, "memory_guard": "auto"}).fit(X, y).memory_plan_)
+            plans.append(EADCTClassifier(**TINY, options={"memory_guard": "auto"}).fit(X, y).memory_plan_)
     assert plans[0] == plans[1] != {}
 
 
@@ -180,7 +213,7 @@ def test_estimators_with_equal_params_plan_alike(monkeypatch):
 def test_an_empty_validation_split_is_announced():
     X, y = make_panel(n=12, channels=2, length=10, n_classes=3)  # 4 per class: round(0.4) = 0 each
     with pytest.warns(UserWarning, match="holds out no series .* chosen on the training loss"):
-        clf = EADCTClassifier(**TINY, validation_fraction=0.1, average_epochs=None).fit(X, y)
+        clf = EADCTClassifier(**TINY, validation_fraction=0.1, options={"average_epochs": None}).fit(X, y)
     assert all("valid_loss" not in r for r in clf.history_)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -253,13 +286,23 @@ def test_no_two_modules_import_each_other():
 
 
 def test_pickles_from_before_the_rename_load(fitted_classifier, panel):
-    """A pickle written before recompute_attention and _network_spec (eadct 0.1.0 at a6fc7c7) still loads."""
+    """A pickle written before recompute_attention, options and _network_spec (eadct 0.1.0 at a6fc7c7: every
+    setting flat, checkpoint_attention the old name) still loads; the old name's value lands in options."""
     X, _ = panel
     state = fitted_classifier.__getstate__()
+    assert state.pop("options") is None
+    fields = {k.removeprefix("options__"): v for k, v in fitted_classifier.get_params().items() if "__" in k}
+    state.update(fields)  # the old version stored every setting flat
     state["checkpoint_attention"] = state.pop("recompute_attention")
     spec = state.pop("_network_spec")
     state["_network_args"] = (spec["n_channels"], spec["max_len"], spec["n_outputs"], spec["plan"])
     old = EADCTClassifier.__new__(EADCTClassifier)
     old.__setstate__(state)
     assert old.get_params() == fitted_classifier.get_params()
+    np.testing.assert_array_equal(old.predict_proba(X), fitted_classifier.predict_proba(X))
+    state.update(checkpoint_attention=True, memory_plan_={"checkpoint_attention": True})  # a value not the default
+    old = EADCTClassifier.__new__(EADCTClassifier)
+    old.__setstate__(state)
+    assert old.options == {"recompute_attention": True}
+    assert old.memory_plan_ == {"recompute_attention": True}
     np.testing.assert_array_equal(old.predict_proba(X), fitted_classifier.predict_proba(X))
