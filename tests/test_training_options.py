@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal, saved_without
+from conftest import TINY, make_panel, make_unequal
 from sklearn.base import clone
 
 from eadct import EADCTClassifier, EADCTRepresentation
@@ -119,19 +119,16 @@ def test_a_capped_averaged_stage_resumes_exactly_after_a_kill(tmp_path, monkeypa
 def test_the_representation_caps_its_pretraining():
     X, _, _ = make_unequal(n=20)
     settings = {k: v for k, v in FAST.items() if k != "pretrain_epochs"}
-    rep = EADCTRepresentation(**{**settings, "batch_size": 4, "max_epochs": 4}, max_steps=10).fit(X)
+    rep = EADCTRepresentation(**{**settings, "batch_size": 4, "max_epochs": 4}, options={"max_steps": 10}).fit(X)
     assert [r["epoch"] for r in rep.history_] == [1, 2]
 
 
-def test_the_step_cap_is_checked_deterministic_and_old_models_load_without_it():
+def test_the_step_cap_is_checked_and_deterministic():
     X, y = make_panel(n=16)
     for bad in (0, -3, 2.5, "10"):
         with pytest.raises(ValueError, match="max_steps must be None or a positive int"):
-            EADCTClassifier(max_steps=bad).fit(X, y)
-    clf = EADCTClassifier(**FAST, max_steps=1).fit(X, y)
+            EADCTClassifier(options={"max_steps": bad}).fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"max_steps": 1}).fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    old = saved_without(clf, "max_steps")
-    assert old.max_steps is None
-    np.testing.assert_array_equal(old.predict_proba(X), proba)
