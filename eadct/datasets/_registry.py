@@ -50,7 +50,8 @@ class DatasetInfo:
     scale_spread : float or None
         log10 of the widest spread of a channel's TRAIN series' scales (``eadct.estimators.scale_spread``, the
         ratio of the 90th to the 10th percentile of their standard deviations), read off the files by
-        ``benchmarks/scale_spread.py``; None where not measured. What ``wide_scales="auto"`` decides on the set,
+        ``research/benchmarks/scale_spread.py``; None where not measured. What ``wide_scales="auto"`` decides on the
+        set,
         without loading it (the tables' keys).
     """
 

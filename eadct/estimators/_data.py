@@ -18,9 +18,10 @@ from ._warn import warn_user
 #: between their 90th and 10th percentiles: three orders of magnitude, where the channel standardisation leaves the
 #: quiet series a thousandth of the loud ones' size. Set from TRAIN inputs after PLAID's failure was seen: above every
 #: shared set's ratio (at most 10^1.75 for classification, BasicMotions; 10^2.45 for Covid3Month) and below PLAID's
-#: 10^5.1 (``benchmarks/scale_spread.py``; docs/accuracy.md, "Candidate default: series whose scales span orders of
+#: 10^5.1 (``research/benchmarks/scale_spread.py``; research/accuracy-diary.md, "Candidate default: series whose scales
+#: span orders of
 #: magnitude"). ``EADCTClassifier``'s default is the lower threshold of 10^2, which acts on Covid3Month's counts too
-#: (docs/accuracy.md, "Candidate default: a classifier threshold of 10^2 for wide_scales").
+#: (research/accuracy-diary.md, "Candidate default: a classifier threshold of 10^2 for wide_scales").
 SCALE_SPREAD = 1e3
 
 
@@ -63,7 +64,8 @@ def differences_rule(n_channels: int, any_wide: bool) -> bool:
     """``EADCTClassifier(input_differences="auto")``'s rule: the stem reads the first differences where X has one
     channel and ``wide_scales`` acts on none. With one channel the per-step stem sees one number per step, and the
     slopes carry the shape that a standardised univariate series keeps; a channel of wide scales is read series by
-    series already, and there the differences lost (docs/accuracy.md, "Candidate default: the first differences for
+    series already, and there the differences lost (research/accuracy-diary.md, "Candidate default: the first
+    differences for
     one channel"). Also what the tables' keys decide from a set's registry entry."""
     return bool(n_channels == 1 and not any_wide)
 

@@ -9,7 +9,7 @@ ordinary ``SeriesNetwork``: ``predict``, ``transform``, pickling and ``attention
 
 Why: with 100-400 series, fine-tuning with early stopping on a tenth of TRAIN leaves the head between
 under- and over-fitting; the leave-one-out choice shrinks it towards the mean target where the representation
-carries no signal and keeps it sharp where it does (docs/accuracy.md, "Candidate: a ridge refit of the
+carries no signal and keeps it sharp where it does (research/accuracy-diary.md, "Candidate: a ridge refit of the
 regressor's head").
 
 ``head_refit="ridge-1se"`` is the same refit with another strength: the largest whose mean leave-one-out error is

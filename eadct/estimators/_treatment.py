@@ -5,16 +5,19 @@ channels' first differences; where its score with them is below ``PROXY_MARGIN``
 are taken. Otherwise the regressor is fitted without and with the differences on two thirds of TRAIN and scored on
 the rest, but only where the proxy's ratio is below ``NETWORK_BELOW`` (where it sees some gain); the differences
 are kept only where their held-out RMSE is below ``MARGIN`` times the other's. A single
-split of a few dozen series cannot tell two treatments apart by a few percent (docs/accuracy.md, "Diagnostic: the
+split of a few dozen series cannot tell two treatments apart by a few percent (research/accuracy-diary.md, "Diagnostic:
+the
 input's treatment chosen per set on TRAIN"): each margin takes the differences only where they clearly win, as on
-spectra, and each of the two catches splits the other misses (docs/accuracy.md, "Candidate default: the kernel ridge
+spectra, and each of the two catches splits the other misses (research/accuracy-diary.md, "Candidate default: the
+kernel ridge
 proxy's vote before the network's choice"). Then the chosen treatment is fitted on all of TRAIN, with the
 estimator's own ``random_state``, so that a choice of the defaults' treatment gives exactly the fit of
 ``input_differences=False``.
 
 The network's choice costs two more fits on two thirds of TRAIN. Where the step cap (``max_steps``) shortens
 fine-tuning on TRAIN, a fit already spends the time the cap allows: there only the proxy chooses, so that the
-default's slowest fits are not made slower (docs/accuracy.md, "Decision: ``input_differences="auto"`` the regressor's
+default's slowest fits are not made slower (research/accuracy-diary.md, "Decision: ``input_differences="auto"`` the
+regressor's
 default").
 """
 
@@ -42,7 +45,8 @@ PROXY_MARGIN = 0.8
 #: The network chooses only where the proxy's score with the differences is below this times its score without
 #: (some gain seen, under ``PROXY_MARGIN``'s): at or above it, the defaults' treatment without the network's two
 #: inner fits. Between Tecator's highest ratio (0.962) and the other small shared sets' lowest (0.972) over the
-#: TRAIN splits of reports/treatment_proxy_choice.md; a decision for time (docs/accuracy.md, "Decision for time:
+#: TRAIN splits of research/reports/treatment_proxy_choice.md; a decision for time (research/accuracy-diary.md,
+#: "Decision for time:
 #: the network's choice of the treatment only where the proxy sees some gain").
 NETWORK_BELOW = 0.97
 #: The share of TRAIN held out for the choice.

@@ -182,7 +182,7 @@ _LOSS_TIES = {"on": True}
 def ties_by_index():
     """Within this context the search trials run in this process record no validation loss, so :func:`rank_key`
     breaks their ties by candidate index alone: the rule before 2026-11-27, for measuring what the log-loss
-    tie-break changed (``benchmarks/search_ties.py``). Trials on another backend's workers are not affected."""
+    tie-break changed (``research/benchmarks/search_ties.py``). Trials on another backend's workers are not affected."""
     before = _LOSS_TIES["on"]
     _LOSS_TIES["on"] = False
     try:

@@ -14,7 +14,8 @@ from .data import SeriesTensors
 #: stage's reference loss: the loss of the stage's first batch, before any step, or 1 where that is lower. Both
 #: stages' losses are on standardised scales: the masked MSE of standardised values and the regression loss on
 #: standardised targets start near 1, the cross-entropy near ln(n_classes), and a working fit's epochs stay near
-#: or below that start (``benchmarks/divergence_margin.py``: no epoch of the defaults above 2.9 times its reference
+#: or below that start (``research/benchmarks/divergence_margin.py``: no epoch of the defaults above 2.9 times its
+#: reference
 #: on five bundled sets, at the default ``lr`` and at ten times it). A thousandfold leaves more than two orders of
 #: magnitude for a fit that works, and ``lr=1e3`` passes it in the first epoch (about 8e8 on the tests' data). The
 #: floor of 1 keeps a stage that starts almost solved (a probed head) from counting ordinary noise as growth.

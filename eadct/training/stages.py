@@ -184,7 +184,6 @@ def train_two_stage(
     history: list[dict],
     checkpointer: Checkpointer | None = None,
     loss: str = "squared_error",
-    before_finetune=None,
 ) -> None:
     """Pretrain then fine-tune, resuming from ``checkpointer`` where a run left off.
 
@@ -194,8 +193,7 @@ def train_two_stage(
     optimizer and random states, so the result equals an uninterrupted run's. ``loss``: the
     regression loss of fine-tuning (:func:`finetune`). Before any stage the network's input stem takes its
     scales from the pretraining series (``fit_input_scales``; a checkpoint's weights then replace them with
-    the same values). ``before_finetune(network, train)``, if given, runs once before fine-tuning starts (not when it
-    resumes: the checkpoint's weights hold what it did), on the fine-tuning's training series.
+    the same values).
     """
     if hasattr(network, "fit_input_scales"):
         network.fit_input_scales(pretrain_data[0].values, pretrain_data[0].lengths)
@@ -218,6 +216,4 @@ def train_two_stage(
         pretrain(network, *pretrain_data, settings=pretrain_settings, resume=resume, **common)
     if task is not None and not (stage == "finetune" and done):
         resume = state if stage == "finetune" else None
-        if before_finetune is not None and resume is None:
-            before_finetune(network, finetune_data[0])
         finetune(network, *finetune_data, task=task, settings=finetune_settings, loss=loss, resume=resume, **common)
