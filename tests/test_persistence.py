@@ -95,8 +95,8 @@ def test_committed_model_of_the_release_loads_and_predicts_as_written():
     # parameters added after 0.1.0 take the values that do what 0.1.0 did, so the model clones and refits as
     # it was fitted: average_epochs None (the best epoch), not the classifier's default of today (20)
     params = clone(clf).get_params()
-    assert set(params) == set(EADCTClassifier().get_params()) and params["average_epochs"] is None
-    assert EADCTClassifier().average_epochs == 20 and params["validation_fraction"] == 0.1
+    assert set(params) == set(EADCTClassifier().get_params()) and params["options__average_epochs"] is None
+    assert EADCTClassifier().get_params()["options__average_epochs"] == 20 and params["validation_fraction"] == 0.1
 
 
 def _rewrite_header(src: Path, dst: Path, edit) -> Path:
@@ -217,7 +217,7 @@ def test_gpu_model_loads_on_the_cpu(tmp_path, monkeypatch):
     monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
     X, y = make_panel(n=24)
-    clf = EADCTClassifier(**{**FAST, "device": "cuda", "precision": "float32"}).fit(X, y)
+    clf = EADCTClassifier(**{**FAST, "device": "cuda"}, options={"precision": "float32"}).fit(X, y)
     restored = eadct.load(eadct.save(clf, tmp_path / "gpu.safetensors"), device="cpu")
     assert restored.device_ == "cpu"
     np.testing.assert_allclose(restored.predict_proba(X), clf.predict_proba(X), atol=1e-5)
@@ -227,10 +227,10 @@ def test_gpu_model_loads_on_the_cpu(tmp_path, monkeypatch):
     "kind,options",
     [
         ("classifier", {}),
-        ("classifier", {"n_estimators": 2, "input_differences": "auto", "log_inputs": True, "wide_scales": 2}),
+        ("classifier", {"n_estimators": 2, "options": {"input_differences": "auto", "wide_scales": 2}}),
         ("regressor", {}),
-        ("regressor", {"input_differences": "auto", "n_estimators": 2, "clip_representation": True}),
-        ("regressor", {"head_input_parts": 2, "y2d": True}),
+        ("regressor", {"n_estimators": 2, "options": {"input_differences": "auto"}}),
+        ("regressor", {"y2d": True}),
         ("representation", {}),
     ],
 )
