@@ -64,7 +64,7 @@ def test_a_loss_that_turns_nan_keeps_the_best_earlier_epoch_with_a_warning():
     params = {**TINY, "pretrain_epochs": 0, "max_epochs": 4, "optimizer": _poisoning_optimizer(3)}
     kept = r"finetune loss became nan in epoch 2: training diverged, so the stage stopped there and kept epoch 1, "
     with pytest.warns(UserWarning, match=kept + "whose outputs on the training series are finite") as record:
-        clf = EADCTClassifier(**params, average_epochs=None).fit(X, y)  # the best epoch, not an average
+        clf = EADCTClassifier(**params, options={"average_epochs": None}).fit(X, y)  # the best epoch, not an average
     assert record[0].filename == __file__  # the user's line
     assert np.all(np.isfinite(clf.predict_proba(X)))
     assert [r["epoch"] for r in clf.history_] == [1, 2]

@@ -11,9 +11,9 @@ are :data:`eadct.estimators._params.PARAMS`' entries; which estimator has which 
 from __future__ import annotations
 
 import numbers
-import warnings
 
 from ._params import PARAMS, REMOVED, RENAMED
+from ._warn import warn_user
 
 PREFIX = "options__"
 
@@ -105,11 +105,10 @@ def from_init(owner, params: dict) -> dict:
 def _removed(owner, name: str, value) -> None:
     noop = REMOVED[name]
     if is_noop(value, noop):
-        warnings.warn(
+        warn_user(
             f"{name} was removed from {owner.__name__} (CHANGELOG.md, 'Removed'); {name}={value!r} did nothing and "
             "is ignored. Stop passing it: in the next release it is an error.",
             FutureWarning,
-            stacklevel=4,
         )
         return
     raise TypeError(
@@ -128,11 +127,10 @@ def is_noop(value, noop) -> bool:
 
 
 def _warn_moved(old: str, name: str, value) -> None:
-    warnings.warn(
+    warn_user(  # at the user's line, whether from __init__ or set_params (their call depths differ)
         f"{old} is now a field of options: pass options={{{name!r}: {value!r}}} (options__{name} in a parameter "
         "grid). The flat name works for one more release.",
         FutureWarning,
-        stacklevel=4,
     )
 
 
