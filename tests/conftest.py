@@ -40,9 +40,13 @@ def make_panel(n=30, channels=3, length=24, n_classes=3, seed=0):
 
 
 def saved_without(model, *names):
-    """``model`` as a version without the parameters ``names`` saved it: loaded from its pickled state with
-    those entries removed (the estimators upgrade such states, ``_persistence``)."""
+    """``model`` as a version without the parameters ``names`` saved it: loaded from its pickled state as the
+    versions before ``options`` wrote it (every setting flat: the fields of ``options`` in effect beside the
+    parameters), with the entries ``names`` (parameters, fields or fitted attributes) removed (the estimators
+    upgrade such states, ``_persistence``)."""
     state = model.__getstate__()
+    state.pop("options")
+    state.update({k.removeprefix("options__"): v for k, v in model.get_params().items() if "__" in k})
     for name in names:
         del state[name]
     old = type(model).__new__(type(model))

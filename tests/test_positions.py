@@ -39,7 +39,7 @@ def test_sinusoidal_embedding_has_no_position_parameters_and_ignores_padding():
     out = emb(x, valid)
     assert out.shape == (3, 20, 8) and torch.equal(out[1, 7:], torch.zeros(13, 8))
     torch.testing.assert_close(out[1, :7], emb(x[1:2, :7])[0])
-    torch.testing.assert_close(out[0] - emb.project(x[:1])[0] * emb.scale, sinusoidal_positions(20, 8))
+    torch.testing.assert_close(out[0] - emb.projection(x[:1])[0] * emb.scale, sinusoidal_positions(20, 8))
     with pytest.raises(ValueError, match="positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal'"):
         InputEmbedding(2, 8, 12, positional_encoding="rotary")
     # "learned-sinusoidal": the learned table, started as the waves
@@ -51,21 +51,21 @@ def test_sinusoidal_embedding_has_no_position_parameters_and_ignores_padding():
 
 def test_positional_encoding_fits_round_trips_and_is_learned_in_old_models():
     X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, positional_encoding="sinusoidal").fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"positional_encoding": "sinusoidal"}).fit(X, y)
     assert clf.network_.encoder.embedding.positional_encoding == "sinusoidal"
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
     learned = EADCTClassifier(**FAST).fit(X, y)
-    assert learned.positional_encoding == "learned"
+    assert learned.get_params()["options__positional_encoding"] == "learned"
     assert not np.array_equal(learned.predict_proba(X), clf.predict_proba(X))
     n_params = sum(p.numel() for p in learned.network_.parameters())
     assert n_params - sum(p.numel() for p in clf.network_.parameters()) == learned.network_.encoder.config.max_len * (
         learned.network_.encoder.config.d_model
     )
     old = saved_without(learned, "positional_encoding")
-    assert old.positional_encoding == "learned"
+    assert old.get_params()["options__positional_encoding"] == "learned"
     np.testing.assert_array_equal(old.predict_proba(X), learned.predict_proba(X))
-    started = EADCTClassifier(**FAST, positional_encoding="learned-sinusoidal").fit(X, y)
+    started = EADCTClassifier(**FAST, options={"positional_encoding": "learned-sinusoidal"}).fit(X, y)
     config, table = started.network_.encoder.config, started.network_.encoder.embedding.position
     start = sinusoidal_positions(config.max_len, config.d_model)
     assert table.requires_grad and table.shape == start.shape and not torch.equal(table.detach(), start)  # trained
@@ -74,20 +74,22 @@ def test_positional_encoding_fits_round_trips_and_is_learned_in_old_models():
         with pytest.raises(
             ValueError, match="positional_encoding must be 'learned', 'learned-sinusoidal' or 'sinusoidal'"
         ):
-            EADCTClassifier(positional_encoding=bad).fit(X, y)
+            EADCTClassifier(options={"positional_encoding": bad}).fit(X, y)
 
 
 def test_positional_encoding_serves_unequal_lengths_and_every_estimator():
     X, labels, target = make_unequal(lengths=(3, 15))
-    reg = EADCTRegressor(**FAST, positional_encoding="sinusoidal", input_differences=False).fit(X, target)
+    reg = EADCTRegressor(**FAST, options={"positional_encoding": "sinusoidal", "input_differences": False})
+    reg.fit(X, target)
     assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
-    clf = EADCTClassifier(**FAST, positional_encoding="sinusoidal").fit(X, labels)
+    clf = EADCTClassifier(**FAST, options={"positional_encoding": "sinusoidal"}).fit(X, labels)
     longer = [np.concatenate([s, s], axis=1) for s in X[:2]]
     with pytest.warns(UserWarning, match="sinusoidal positions that the network never trained on"):
         assert clf.predict(longer).shape == (2,)
     rep = EADCTRepresentation(
-        **{k: v for k, v in FAST.items() if k != "pretrain_epochs"}, positional_encoding="sinusoidal"
+        **{k: v for k, v in FAST.items() if k != "pretrain_epochs"}, options={"positional_encoding": "sinusoidal"}
     )
     assert rep.fit(X).transform(X).shape[0] == len(X)
-    assert PAPER_CONFIGURATION.get("positional_encoding", "learned") == "learned"
+    paper = {**PAPER_CONFIGURATION, **(PAPER_CONFIGURATION.get("options") or {})}
+    assert paper.get("positional_encoding", "learned") == "learned"
     assert REFERENCE_DEFAULTS["positional_encoding"] == "learned"
