@@ -1,5 +1,5 @@
-"""The options of the accuracy work (issue 15): poolings, the cosine schedule, the k-fold ensemble,
-automatic token pooling, the paper configuration of the table profiles, paired comparisons."""
+"""Poolings, the ensembles, automatic token pooling, weight averaging, the Huber loss, the input switches, the
+paper configuration of the table profiles and paired comparisons (the options of the accuracy work, issue 15)."""
 
 from __future__ import annotations
 
@@ -9,19 +9,31 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, TINY_REPR, check_option_fit, make_panel, make_unequal, saved_without
+from conftest import TINY, check_option_fit, make_panel, make_unequal
 from sklearn.base import clone
 
-from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, EADCTRepresentation
+from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor
 from eadct.estimators._ensemble import kfold_indices, member_splits
-from eadct.networks import POOLINGS, EncoderConfig, SegmentAttentionPooling, pool_steps, pooled_width
+from eadct.networks import POOLINGS, EncoderConfig, pool_steps, pooled_width
 from eadct.networks.config import AUTO_ATTENTION_TOKENS, auto_downsample
-from eadct.networks.encoder import LEARNED_POOLINGS
 from eadct.tables._config import load_table
 from eadct.tables._paired import compare, effect, paired_differences
-from eadct.training import StageSettings
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
+
+
+def _saved_before(model, *names):
+    """``model`` as a version from before ``options`` and before ``names`` saved it: its pickled state with the
+    option fields in effect flat (as such versions stored them) and ``names`` left out (the estimators upgrade
+    such states, ``_persistence``)."""
+    state = model.__getstate__()
+    del state["options"]
+    prefix = "options__"
+    fields = {k.removeprefix(prefix): v for k, v in model.get_params().items() if k.startswith(prefix)}
+    state.update({k: v for k, v in fields.items() if k not in names})
+    old = type(model).__new__(type(model))
+    old.__setstate__(state)
+    return old
 
 
 @pytest.mark.parametrize("how", [p for p in POOLINGS if p != "flatten"])
@@ -30,11 +42,10 @@ def test_pooling_shapes_and_padding(how):
     h = torch.randn(3, 10, 4)
     valid = torch.arange(10)[None, :] < torch.tensor([[10], [7], [3]])
     h = h * valid.unsqueeze(-1)
-    pooler = None
-    out = pool_steps(h, valid, how, pooler=pooler)
+    out = pool_steps(h, valid, how)
     assert out.shape == (3, pooled_width(how, 4))
     # a series pools the same alone (no padding) and padded in the batch
-    torch.testing.assert_close(pool_steps(h[1:2, :7], None, how, pooler=pooler), out[1:2])
+    torch.testing.assert_close(pool_steps(h[1:2, :7], None, how), out[1:2])
 
 
 def test_segment_pooling_is_the_mean_of_each_quarter():
@@ -53,21 +64,21 @@ def test_segment_count_sets_the_parts_and_the_head_width():
     torch.testing.assert_close(out, pool_steps(h[:, :3], None, "segments", n_segments=8))
     assert out.shape == (1, 9) and (out[0, 1:] != 0).sum() == 2  # parts of step 1 and step 2 (step 0 is 0)
     X, y, _ = make_unequal(lengths=(3, 15))
-    clf = EADCTClassifier(**FAST, n_segments=8).fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"n_segments": 8}).fit(X, y)
     assert clf.network_.task_head is not None and clf.transform(X).shape == (len(X), 9 * TINY["d_model"])
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
     with pytest.raises(ValueError, match="n_segments"):
-        EADCTClassifier(n_segments=0).fit(X, y)
+        EADCTClassifier(options={"n_segments": 0}).fit(X, y)
 
 
 def test_models_saved_before_n_segments_load_with_four():
     """A classifier saved before ``n_segments`` existed pooled 4 segments: it loads with 4 (not the
     classifier's default 8) and predicts as it did (its network is rebuilt from the upgraded state)."""
     X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, n_segments=4).fit(X, y)
-    old = saved_without(clf, "n_segments")
-    assert old.n_segments == 4 and EADCTClassifier().n_segments == 8
+    clf = EADCTClassifier(**FAST, options={"n_segments": 4}).fit(X, y)
+    old = _saved_before(clf, "n_segments")
+    assert old.get_params()["options__n_segments"] == 4 and EADCTClassifier().get_params()["options__n_segments"] == 8
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
@@ -156,11 +167,11 @@ def test_auto_attention_downsample():
     assert EncoderConfig(n_channels=2, max_len=315, attention_downsample="auto").attention_downsample == 3
     X = np.random.default_rng(0).normal(size=(12, 2, 2 * AUTO_ATTENTION_TOKENS + 5))
     y = np.arange(12) % 2
-    clf = EADCTClassifier(**FAST, attention_downsample="auto").fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"attention_downsample": "auto"}).fit(X, y)
     assert clf.network_.encoder.layers[0].attention.downsample == 3
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict(X), clf.predict(X))
     with pytest.raises(ValueError, match="attention_downsample must be an int >= 1 or 'auto'"):
-        EADCTClassifier(**FAST, attention_downsample="fast").fit(X, y)
+        EADCTClassifier(**FAST, options={"attention_downsample": "fast"}).fit(X, y)
 
 
 def test_attention_tokens_is_the_cap_of_auto():
@@ -172,27 +183,29 @@ def test_attention_tokens_is_the_cap_of_auto():
     fixed = EncoderConfig(n_channels=2, max_len=315, attention_downsample=2, attention_tokens=64)
     assert fixed.attention_downsample == 2
     X, y = make_panel(n=16, length=40)
-    check_option_fit(EADCTClassifier, FAST, {"attention_tokens": 16}, X, y)
-    clf = EADCTClassifier(**FAST, attention_tokens=16).fit(X, y)
+    check_option_fit(EADCTClassifier, FAST, {"options": {"attention_tokens": 16}}, X, y)
+    clf = EADCTClassifier(**FAST, options={"attention_tokens": 16}).fit(X, y)
     assert clf.network_.encoder.layers[0].attention.downsample == 3
     for bad in (0, 2.5, "64"):
         with pytest.raises(ValueError, match="attention_tokens must be an int >= 1"):
-            EADCTClassifier(**FAST, attention_tokens=bad).fit(X, y)
+            EADCTClassifier(**FAST, options={"attention_tokens": bad}).fit(X, y)
     # saved before the option: fitted under "auto"'s cap of 128, which pools these 140 steps by 2
     X, y = make_panel(n=12, length=AUTO_ATTENTION_TOKENS + 12)
     clf = EADCTClassifier(**FAST).fit(X, y)
-    old = saved_without(clf, "attention_tokens")
-    assert old.attention_tokens == AUTO_ATTENTION_TOKENS == 128
+    old = _saved_before(clf, "attention_tokens")
+    assert old.get_params()["options__attention_tokens"] == AUTO_ATTENTION_TOKENS == 128
     assert old.network_.encoder.layers[0].attention.downsample == 2
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
 def test_paper_profiles_use_the_paper_configuration_and_defaults_the_estimators():
+    # the tables keep flat settings: the paper configuration's options are fields beside its parameters
+    paper = {k: v for k, v in PAPER_CONFIGURATION.items() if k != "options"} | PAPER_CONFIGURATION["options"]
     table = load_table("accuracy")
     assert table.profile("defaults").base_params() == {
-        k: v for k, v in EADCTClassifier().get_params().items() if k in PAPER_CONFIGURATION
+        k: v for k, v in EADCTClassifier()._settings().items() if k in paper
     }
-    assert load_table("table2").profile("quick").base_params() == PAPER_CONFIGURATION
+    assert load_table("table2").profile("quick").base_params() == paper
     epochs = ("max_epochs", "pretrain_epochs", "n_iter_no_change")
     for task, estimator in (("classification", EADCTClassifier()), ("regression", EADCTRegressor())):
         assert table.profile("defaults").epochs(task) == {k: estimator.get_params()[k] for k in epochs}
@@ -231,7 +244,7 @@ def _snapshots_per_epoch(monkeypatch):
 def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
     X, y = make_panel(n=20)
     seen = _snapshots_per_epoch(monkeypatch)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "average_epochs": 3, "n_iter_no_change": 1}
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "n_iter_no_change": 1, "options": {"average_epochs": 3}}
     clf = EADCTClassifier(**params).fit(X, y)
     # every epoch ran (no early stopping at patience 1), and the weights are the mean of epochs 2-4
     assert [r["epoch"] for r in clf.history_ if r["stage"] == "finetune"] == [1, 2, 3, 4]
@@ -246,11 +259,11 @@ def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
     proba = clf.predict_proba(X)
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
-    assert clone(clf).get_params()["average_epochs"] == 3
-    reg = EADCTRegressor(**{**FAST, "average_epochs": 2}).fit(X, np.arange(20.0))
+    assert clone(clf).get_params()["options__average_epochs"] == 3
+    reg = EADCTRegressor(**FAST, options={"average_epochs": 2}).fit(X, np.arange(20.0))
     assert np.isfinite(reg.predict(X)).all()
     with pytest.raises(ValueError, match="average_epochs must be None or a positive int"):
-        EADCTClassifier(**{**FAST, "average_epochs": 0}).fit(X, y)
+        EADCTClassifier(**FAST, options={"average_epochs": 0}).fit(X, y)
 
 
 def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
@@ -315,17 +328,17 @@ def test_huber_loss_is_quadratic_then_linear():
 def test_huber_regressor_fits_deterministically_and_round_trips():
     X, _ = make_panel(n=24)
     y = np.asarray(X).mean(axis=(1, 2))
-    reg = EADCTRegressor(**FAST, loss="huber").fit(X, y)
+    reg = EADCTRegressor(**FAST, options={"loss": "huber"}).fit(X, y)
     pred = reg.predict(X)
     assert pred.shape == (len(y),)
-    assert reg.get_params()["loss"] == "huber"
+    assert reg.get_params()["options__loss"] == "huber"
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), pred)
     np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), pred)
     # a different loss is a different fit
     assert not np.array_equal(EADCTRegressor(**FAST).fit(X, y).predict(X), pred)
     with pytest.raises(ValueError, match="loss must be one of"):
-        EADCTRegressor(**FAST, loss="absolute").fit(X, y)
-    assert "loss" not in EADCTClassifier().get_params()
+        EADCTRegressor(**FAST, options={"loss": "absolute"}).fit(X, y)
+    assert "options__loss" not in EADCTClassifier().get_params()
 
 
 def test_huber_loss_resists_extreme_targets():
@@ -339,21 +352,21 @@ def test_huber_loss_resists_extreme_targets():
     params = {**TINY, "max_epochs": 30, "pretrain_epochs": 0, "validation_fraction": 0.0, "dropout": 0.0}
     errors = {}
     for loss in ("squared_error", "huber"):
-        pred = EADCTRegressor(**params, loss=loss).fit(X, y_dirty).predict(X[clean])
+        pred = EADCTRegressor(**params, options={"loss": loss}).fit(X, y_dirty).predict(X[clean])
         errors[loss] = np.sqrt(np.mean((pred - y[clean]) ** 2))
     assert errors["huber"] < 0.5 * errors["squared_error"], errors
 
 
 def test_conv_kernel_size_sets_the_dilated_convolutions_and_old_models_load_with_three():
     X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, conv_kernel_size=5).fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"conv_kernel_size": 5}).fit(X, y)
     kernels = {m.kernel_size[0] for m in clf.network_.modules() if isinstance(m, torch.nn.Conv1d) and m.dilation[0]}
     assert 5 in kernels and 3 not in kernels
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    old = saved_without(EADCTClassifier(**FAST).fit(X, y), "conv_kernel_size")
-    assert old.conv_kernel_size == 3
+    old = _saved_before(EADCTClassifier(**FAST).fit(X, y), "conv_kernel_size")
+    assert old.get_params()["options__conv_kernel_size"] == 3
     with pytest.raises(ValueError, match="conv_kernel_size must be a positive int"):
-        EADCTClassifier(conv_kernel_size=0).fit(X, y)
+        EADCTClassifier(options={"conv_kernel_size": 0}).fit(X, y)
 
 
 def test_input_differences_embedding_reads_scaled_first_differences():
@@ -389,16 +402,17 @@ def _check_stem_switch(clf, X, y, name: str, flag: str) -> None:
     ``flag`` False), and a value that is not a bool is a clear error."""
     np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), clf.predict_proba(X))
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), clf.predict_proba(X))
-    assert not np.array_equal(EADCTClassifier(**FAST).fit(X, y).predict_proba(X), clf.predict_proba(X))
-    old = saved_without(EADCTClassifier(**FAST).fit(X, y), name)
-    assert getattr(old, name) is False and not getattr(old.network_.encoder.embedding, flag)
+    off = EADCTClassifier(**FAST, options={name: False}).fit(X, y)
+    assert not np.array_equal(off.predict_proba(X), clf.predict_proba(X))
+    old = _saved_before(off, name)
+    assert old.get_params()[f"options__{name}"] is False and not getattr(old.network_.encoder.embedding, flag)
     with pytest.raises(ValueError, match=f"{name} must be True or False"):
-        EADCTClassifier(**{name: "yes"}).fit(X, y)
+        EADCTClassifier(options={name: "yes"}).fit(X, y)
 
 
 def test_input_differences_fit_sets_the_scale_on_train_only_and_round_trips():
     X, y = make_panel(n=16)
-    clf = EADCTClassifier(**FAST, input_differences=True).fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"input_differences": True}).fit(X, y)
     emb = clf.network_.encoder.embedding
     assert emb.projection.in_features == 2 * X.shape[1]
     # the scale comes from the standardised TRAIN series the fit saw
@@ -406,12 +420,12 @@ def test_input_differences_fit_sets_the_scale_on_train_only_and_round_trips():
     expected = 1 / np.diff(z, axis=2).transpose(1, 0, 2).reshape(X.shape[1], -1).std(axis=1)
     np.testing.assert_allclose(emb.difference_scale.numpy(), expected, rtol=1e-4)
     _check_stem_switch(clf, X, y, "input_differences", "differences")
-    EADCTClassifier(**FAST, input_differences=np.True_).fit(X, y)  # a parameter grid's numpy bool
+    EADCTClassifier(**FAST, options={"input_differences": np.True_}).fit(X, y)  # a parameter grid's numpy bool
 
 
 def test_input_differences_regressor_fits_unequal_lengths():
     X, _, target = make_unequal(lengths=(3, 15))
-    reg = EADCTRegressor(**FAST, input_differences=True).fit(X, target)
+    reg = EADCTRegressor(**FAST, options={"input_differences": True}).fit(X, target)
     assert reg.predict(X).shape == (len(X),) and np.isfinite(reg.predict(X)).all()
     np.testing.assert_array_equal(clone(reg).fit(X, target).predict(X), reg.predict(X))
 
@@ -446,12 +460,10 @@ def test_series_normalization_embedding_reads_each_series_shape_and_level():
 def test_series_normalization_fits_round_trips_and_is_off_in_old_models():
     X, y = make_panel(n=16)
     X = X * np.linspace(1, 40, len(X))[:, None, None]  # levels far apart
-    clf = EADCTClassifier(**FAST, series_normalization=True).fit(X, y)
+    clf = EADCTClassifier(**FAST, options={"series_normalization": True}).fit(X, y)
     assert clf.network_.encoder.embedding.projection.in_features == 3 * X.shape[1]
     _check_stem_switch(clf, X, y, "series_normalization", "series_normalization")
     Xu, _, target = make_unequal(lengths=(3, 15))
-    reg = EADCTRegressor(**FAST, series_normalization=True, input_differences=True).fit(Xu, target)
+    reg = EADCTRegressor(**FAST, options={"series_normalization": True, "input_differences": True}).fit(Xu, target)
     assert reg.predict(Xu).shape == (len(Xu),) and np.isfinite(reg.predict(Xu)).all()
     np.testing.assert_array_equal(clone(reg).fit(Xu, target).predict(Xu), reg.predict(Xu))
-
-
