@@ -1,5 +1,5 @@
-"""``EADCTClassifier(input_differences="auto")``: the first differences where X has one channel and ``wide_scales``
-acts on none; elsewhere the fit without them, to every bit."""
+"""``EADCTClassifier(options={"input_differences": "auto"})``: the first differences where X has one channel and
+``wide_scales`` acts on none; elsewhere the fit without them, to every bit."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from eadct import EADCTClassifier
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
 
 
-def _fits(X, y, **params):
-    """The fits with "auto" and with each plain value of ``input_differences``."""
-    return {v: EADCTClassifier(**FAST, **params, input_differences=v).fit(X, y) for v in ("auto", False, True)}
+def _fits(X, y, **options):
+    """The fits with "auto" and with each plain value of ``input_differences`` (``options``: other fields)."""
+    fit = lambda v: EADCTClassifier(**FAST, options={**options, "input_differences": v}).fit(X, y)  # noqa: E731
+    return {v: fit(v) for v in ("auto", False, True)}
 
 
 def _same(a, b, X) -> bool:
@@ -28,7 +29,7 @@ def test_auto_reads_the_differences_of_one_channel():
     X, y = make_panel(n=20, channels=1)
     fits = _fits(X, y)
     auto = fits["auto"]
-    assert auto.input_differences_ is True and auto.get_params()["input_differences"] == "auto"
+    assert auto.input_differences_ is True and auto.get_params()["options__input_differences"] == "auto"
     assert _same(auto, fits[True], X) and not _same(auto, fits[False], X)
     assert auto.network_.encoder.embedding.differences is True  # the stem reads them
 
@@ -38,7 +39,8 @@ def test_auto_is_the_plain_fit_with_several_channels_and_on_unequal_lengths():
     fits = _fits(X, y)
     assert fits["auto"].input_differences_ is False and _same(fits["auto"], fits[False], X)
     ragged, labels, _ = make_unequal(n=20, channels=1)  # one channel, unequal lengths: the differences
-    auto, plain = EADCTClassifier(**FAST, input_differences="auto"), EADCTClassifier(**FAST, input_differences=True)
+    auto = EADCTClassifier(**FAST, options={"input_differences": "auto"})
+    plain = EADCTClassifier(**FAST, options={"input_differences": True})
     assert auto.fit(ragged, labels).input_differences_ is True and _same(auto, plain.fit(ragged, labels), ragged)
 
 
@@ -50,14 +52,14 @@ def test_auto_leaves_a_channel_of_wide_scales_without_the_differences():
     wide = _fits(X, y, wide_scales="auto")
     assert wide["auto"].wide_scale_channels_.tolist() == [True]
     assert wide["auto"].input_differences_ is False and _same(wide["auto"], wide[False], X)
-    narrow = EADCTClassifier(**FAST, wide_scales=False, input_differences="auto").fit(X, y)
+    narrow = EADCTClassifier(**FAST, options={"wide_scales": False, "input_differences": "auto"}).fit(X, y)
     assert narrow.input_differences_ is True
 
 
 def test_auto_clones_pickles_and_is_deterministic():
     X, y = make_panel(n=20, channels=1)
-    est = EADCTClassifier(**FAST, input_differences="auto").fit(X, y)
-    assert clone(est).get_params()["input_differences"] == "auto"
+    est = EADCTClassifier(**FAST, options={"input_differences": "auto"}).fit(X, y)
+    assert clone(est).get_params()["options__input_differences"] == "auto"
     loaded = pickle.loads(pickle.dumps(est))
     assert loaded.input_differences_ is True and _same(loaded, est, X)
     assert _same(clone(est).fit(X, y), est, X)
@@ -66,13 +68,13 @@ def test_auto_clones_pickles_and_is_deterministic():
 def test_a_bad_value_names_the_parameter_and_what_it_takes():
     X, y = make_panel(n=20, channels=1)
     with pytest.raises(ValueError, match=r"input_differences must be True or False \("):
-        EADCTClassifier(**FAST, input_differences="yes").fit(X, y)
+        EADCTClassifier(**FAST, options={"input_differences": "yes"}).fit(X, y)
 
 
 def test_auto_is_the_classifiers_default_and_the_paper_reads_the_values_alone():
     import eadct
 
-    assert EADCTClassifier().input_differences == "auto"
-    assert 'default="auto"' in EADCTClassifier.__doc__.split("input_differences :")[1].split("\n")[0]
+    assert EADCTClassifier().get_params()["options__input_differences"] == "auto"
+    assert 'default="auto"' in EADCTClassifier.__doc__.split("``input_differences`` :")[1].split("\n")[0]
     for task in ("classification", "regression"):
-        assert eadct.paper_configuration(task)["input_differences"] is False
+        assert eadct.paper_configuration(task)["options"]["input_differences"] is False
