@@ -31,6 +31,8 @@ def _saved_before(model, *names):
     prefix = "options__"
     fields = {k.removeprefix(prefix): v for k, v in model.get_params().items() if k.startswith(prefix)}
     state.update({k: v for k, v in fields.items() if k not in names})
+    for name in names:  # fitted attributes that came with the option
+        state.pop(name, None)
     old = type(model).__new__(type(model))
     old.__setstate__(state)
     return old

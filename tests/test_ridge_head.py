@@ -5,13 +5,14 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-import pytest
-from conftest import TINY, make_panel, make_unequal, saved_without
+from conftest import TINY, make_panel, make_unequal
 from sklearn.base import clone
 from sklearn.linear_model import Ridge, RidgeCV
+from test_accuracy_options import _saved_before
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, paper_configuration
-from eadct.estimators import RIDGE_ALPHAS, _treatment, one_standard_error
+from eadct.estimators import _treatment
+from eadct.estimators._ridge import RIDGE_ALPHAS, one_standard_error
 from eadct.tables._config import load_table
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
@@ -24,7 +25,7 @@ def _data(n=30, seed=0):
 
 def test_ridge_head_is_sklearns_ridge_on_the_standardised_train_representation():
     X, y = _data()
-    reg = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    reg = EADCTRegressor(**FAST, options={"head_refit": "ridge"}).fit(X, y)
     Z = reg.transform(X)
     mean, scale = Z.mean(axis=0), Z.std(axis=0)
     targets = (y - reg.target_mean_) / reg.target_scale_
@@ -33,7 +34,7 @@ def test_ridge_head_is_sklearns_ridge_on_the_standardised_train_representation()
     np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-4 * y.std())
     assert reg.head_alpha_.shape == (1, 1) and reg.head_alpha_[0, 0] == ridge.alpha_
     # the encoder is the one fine-tuning left: only the head changed
-    plain = EADCTRegressor(**FAST, head_refit=None).fit(X, y)
+    plain = EADCTRegressor(**FAST, options={"head_refit": None}).fit(X, y)
     np.testing.assert_array_equal(plain.transform(X), Z)
     assert not np.allclose(plain.predict(X), reg.predict(X))
 
@@ -41,14 +42,14 @@ def test_ridge_head_is_sklearns_ridge_on_the_standardised_train_representation()
 def test_ridge_head_shrinks_to_the_mean_target_without_signal():
     X, _ = _data(n=40)
     y = np.random.default_rng(5).normal(size=40)  # independent of X
-    reg = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    reg = EADCTRegressor(**FAST, options={"head_refit": "ridge"}).fit(X, y)
     assert reg.head_alpha_[0, 0] >= 1e3
     assert reg.predict(X).std() < 0.3 * y.std()
 
 
 def test_ridge_head_is_deterministic_and_round_trips():
     X, y = _data()
-    reg = EADCTRegressor(**{**FAST, "random_state": 3}, head_refit="ridge").fit(X, y)
+    reg = EADCTRegressor(**{**FAST, "random_state": 3}, options={"head_refit": "ridge"}).fit(X, y)
     pred = reg.predict(X)
     np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), pred)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), pred)
@@ -60,36 +61,40 @@ def test_ridge_head_sees_only_the_labelled_train_series(monkeypatch):
     monkeypatch.setattr(RidgeCV, "fit", lambda self, Z, t, **kw: seen.append(len(Z)) or fit(self, Z, t, **kw))
     X, y = _data(n=30)
     extra, _ = make_panel(n=12, seed=9)
-    EADCTRegressor(**FAST, head_refit="ridge", input_differences=False).fit(X, y, X_unlabeled=extra)
+    EADCTRegressor(**FAST, options={"head_refit": "ridge", "input_differences": False}).fit(X, y, X_unlabeled=extra)
     assert seen == [30]  # every TRAIN series, the validation split included; no unlabelled series
     seen.clear()  # "auto" where the network chooses: its two fits on two thirds of TRAIN, then the fit on all of it
     monkeypatch.setattr(_treatment, "NETWORK_BELOW", float("inf"))
-    EADCTRegressor(**FAST, head_refit="ridge").fit(X, y, X_unlabeled=extra)
+    EADCTRegressor(**FAST, options={"head_refit": "ridge"}).fit(X, y, X_unlabeled=extra)
     assert seen == [20, 20, 30]
 
 
 def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
     X, _, _ = make_unequal(n=24)
     y = np.stack([np.array([s.mean() for s in X]), np.array([s.std() for s in X])], axis=1)
-    reg = EADCTRegressor(**FAST, head_refit="ridge", n_estimators=2).fit(X, y)
+    reg = EADCTRegressor(**FAST, n_estimators=2, options={"head_refit": "ridge"}).fit(X, y)
     assert reg.head_alpha_.shape == (2, 2)
     assert reg.predict(X).shape == (24, 2)
-    single = EADCTRegressor(**FAST, head_refit="ridge", n_estimators=1).fit(X, y)
-    alone = EADCTRegressor(**FAST, head_refit="ridge").fit(X, y)
+    single = EADCTRegressor(**FAST, n_estimators=1, options={"head_refit": "ridge"}).fit(X, y)
+    alone = EADCTRegressor(**FAST, options={"head_refit": "ridge"}).fit(X, y)
     np.testing.assert_array_equal(single.predict(X), alone.predict(X))
 
 
 def test_ridge_head_is_the_regressors_default_but_not_the_papers():
-    regressor = EADCTRegressor()
-    assert regressor.head_refit == "ridge"
-    assert (regressor.average_epochs, regressor.validation_fraction, regressor.max_steps) == (20, 0.0, 900)
-    assert regressor.dilation_per_layer is True
+    params = EADCTRegressor().get_params()
+    assert params["options__head_refit"] == "ridge"
+    assert (params["options__average_epochs"], params["options__max_steps"]) == (20, 900)
+    assert params["validation_fraction"] == 0.0
+    assert params["options__dilation_per_layer"] is True
     assert paper_configuration("regression") == {
         **PAPER_CONFIGURATION,
-        "head_refit": None,
-        "max_steps": None,
-        "input_differences": False,
-        "dilation_per_layer": False,
+        "options": {
+            **PAPER_CONFIGURATION["options"],
+            "head_refit": None,
+            "max_steps": None,
+            "input_differences": False,
+            "dilation_per_layer": False,
+        },
     }
     assert paper_configuration("classification") == PAPER_CONFIGURATION
     assert load_table("table3").profile("quick").base_params("regression")["head_refit"] is None
@@ -100,21 +105,21 @@ def test_ridge_head_is_the_regressors_default_but_not_the_papers():
 
 def test_models_saved_before_head_refit_load_without_it():
     X, y = _data()
-    reg = EADCTRegressor(**FAST, head_refit=None).fit(X, y)  # as an earlier version fitted it
-    old = saved_without(reg, "head_refit")
-    assert old.head_refit is None
+    reg = EADCTRegressor(**FAST, options={"head_refit": None}).fit(X, y)  # as an earlier version fitted it
+    old = _saved_before(reg, "head_refit")
+    assert old.get_params()["options__head_refit"] is None
     np.testing.assert_array_equal(old.predict(X), reg.predict(X))
 
 
 def test_huber_loss_keeps_its_fine_tuned_head():
     X, y = _data()
-    both = EADCTRegressor(**FAST, loss="huber", head_refit="ridge").fit(X, y)
-    alone = EADCTRegressor(**FAST, loss="huber", head_refit=None).fit(X, y)
+    both = EADCTRegressor(**FAST, options={"loss": "huber", "head_refit": "ridge"}).fit(X, y)
+    alone = EADCTRegressor(**FAST, options={"loss": "huber", "head_refit": None}).fit(X, y)
     np.testing.assert_array_equal(both.predict(X), alone.predict(X))
     assert not hasattr(both, "head_alpha_")
     refit = EADCTRegressor(**FAST).fit(X, y)
     assert hasattr(refit, "head_alpha_")
-    assert not hasattr(refit.set_params(head_refit=None).fit(X, y), "head_alpha_")
+    assert not hasattr(refit.set_params(options__head_refit=None).fit(X, y), "head_alpha_")
 
 
 def _parts(X, n_parts):
@@ -139,8 +144,8 @@ def test_one_standard_error_takes_the_strongest_strength_within_one_standard_err
 def test_ridge_1se_head_is_the_one_standard_error_ridge_on_the_same_network():
     X, y = _data(n=40)
     y = y + np.random.default_rng(1).normal(scale=2.0, size=len(y))  # noise, so that the errors' spread matters
-    loo = EADCTRegressor(**FAST, head_refit="ridge", input_differences=False).fit(X, y)
-    reg = EADCTRegressor(**FAST, head_refit="ridge-1se", input_differences=False).fit(X, y)
+    loo = EADCTRegressor(**FAST, options={"head_refit": "ridge", "input_differences": False}).fit(X, y)
+    reg = EADCTRegressor(**FAST, options={"head_refit": "ridge-1se", "input_differences": False}).fit(X, y)
     Z = reg.transform(X)
     np.testing.assert_array_equal(loo.transform(X), Z)  # the same network: only the head's strength differs
     mean, scale = Z.mean(axis=0), Z.std(axis=0)
@@ -152,5 +157,3 @@ def test_ridge_1se_head_is_the_one_standard_error_ridge_on_the_same_network():
     np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-4, atol=1e-4 * y.std())
     np.testing.assert_array_equal(clone(reg).fit(X, y).predict(X), reg.predict(X))
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(reg)).predict(X), reg.predict(X))
-
-

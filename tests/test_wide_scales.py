@@ -7,12 +7,13 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import TINY, make_panel, make_unequal, saved_without
+from conftest import TINY, make_panel, make_unequal
 from sklearn.base import clone
+from test_accuracy_options import _saved_before
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
-from eadct.estimators import SCALE_SPREAD, spread_threshold
-from eadct.estimators._data import scale_spread, wide_scale_channels
+from eadct.estimators import spread_threshold
+from eadct.estimators._data import SCALE_SPREAD, log_scales, scale_spread, wide_scale_channels
 from eadct.estimators._input import to_panel
 
 FAST = {**TINY, "max_epochs": 2, "pretrain_epochs": 1}
@@ -56,19 +57,18 @@ def test_the_spread_is_the_ratio_of_the_series_scales_90th_to_10th_percentile_ov
 def test_auto_is_log_and_series_normalization_on_a_wide_channel_and_the_plain_fit_elsewhere():
     X, y = _appliances()
     one = X[:, :1]
-    auto = EADCTClassifier(**FAST, wide_scales="auto").fit(one, y)
-    by_hand = EADCTClassifier(**FAST, log_inputs=True, series_normalization=True).fit(one, y)
+    auto = EADCTClassifier(**FAST, options={"wide_scales": "auto"}).fit(one, y)
     assert auto.wide_scale_channels_.tolist() == [True]
-    np.testing.assert_array_equal(auto.channel_log_scale_, by_hand.channel_log_scale_)
-    np.testing.assert_array_equal(auto.predict_proba(one), by_hand.predict_proba(one))
+    np.testing.assert_array_equal(auto.channel_log_scale_, log_scales(to_panel(one), np.array([True])))
+    assert auto.channel_log_scale_[0] > 0 and auto.network_.encoder.embedding.series_normalization
     # only the wide channel is logged; the network reads every series standardised by its own level and spread
-    both = EADCTClassifier(**FAST, wide_scales="auto").fit(X, y)
+    both = EADCTClassifier(**FAST, options={"wide_scales": "auto"}).fit(X, y)
     assert both.channel_log_scale_[0] > 0 and both.channel_log_scale_[1] == 0
     assert both.network_.encoder.embedding.series_normalization
     # no wide channel: the fit without the option, bit for bit
     Xc, yc = make_panel()
-    plain = EADCTClassifier(**FAST, wide_scales=False).fit(Xc, yc)
-    quiet = EADCTClassifier(**FAST, wide_scales="auto").fit(Xc, yc)
+    plain = EADCTClassifier(**FAST, options={"wide_scales": False}).fit(Xc, yc)
+    quiet = EADCTClassifier(**FAST, options={"wide_scales": "auto"}).fit(Xc, yc)
     assert not quiet.wide_scale_channels_.any()
     np.testing.assert_array_equal(quiet.predict_proba(Xc), plain.predict_proba(Xc))
     # decided on fit's X only: predicting series of other scales changes nothing fitted
@@ -79,12 +79,14 @@ def test_auto_is_log_and_series_normalization_on_a_wide_channel_and_the_plain_fi
 
 def test_it_serves_every_estimator_and_unequal_lengths():
     X, y = _appliances()
-    reg = EADCTRegressor(**FAST, wide_scales="auto").fit(X, y.astype(float))
+    reg = EADCTRegressor(**FAST, options={"wide_scales": "auto"}).fit(X, y.astype(float))
     assert reg.wide_scale_channels_.tolist() == [True, False] and np.isfinite(reg.predict(X)).all()
-    rep = EADCTRepresentation(**{k: v for k, v in TINY.items() if k != "pretrain_epochs"}, wide_scales="auto").fit(X)
+    rep = EADCTRepresentation(
+        **{k: v for k, v in TINY.items() if k != "pretrain_epochs"}, options={"wide_scales": "auto"}
+    ).fit(X)
     assert rep.wide_scale_channels_[0] and rep.transform(X).shape[0] == len(X)
     above = float(scale_spread(to_panel(X))[0] * 1.01)  # a threshold above the wide channel's spread: nowhere
-    assert not EADCTRegressor(**FAST, wide_scales=above).fit(X, y.astype(float)).wide_scale_channels_.any()
+    assert not EADCTRegressor(**FAST, options={"wide_scales": above}).fit(X, y.astype(float)).wide_scale_channels_.any()
     Xu, labels, _ = make_unequal()
     Xu = [x * 10.0 ** (4 * (i % 2)) for i, x in enumerate(Xu)]
     clf = EADCTClassifier(**FAST).fit(Xu, labels)  # the classifier's default
@@ -95,22 +97,25 @@ def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_load
     import eadct
 
     X, y = _appliances()
-    assert EADCTClassifier().wide_scales == 100.0  # a threshold of 10^2 (docs/accuracy.md)
-    assert EADCTRegressor().wide_scales is False and EADCTRepresentation().wide_scales is False
-    assert eadct.PAPER_CONFIGURATION["wide_scales"] is False  # the paper's tables standardise channels only
+    assert EADCTClassifier().get_params()["options__wide_scales"] == 100.0  # a threshold of 10^2 (docs/accuracy.md)
+    assert EADCTRegressor().get_params()["options__wide_scales"] is False
+    assert EADCTRepresentation().get_params()["options__wide_scales"] is False
+    assert eadct.PAPER_CONFIGURATION["options"]["wide_scales"] is False  # the paper's tables standardise channels only
     for bad in (True, 1, 1.0, 0.5, np.nan, np.inf, "wide"):
         with pytest.raises(ValueError, match="wide_scales must be False, 'auto' or a number above 1"):
-            EADCTClassifier(**FAST, wide_scales=bad).fit(X, y)
-    assert not EADCTClassifier(**FAST, wide_scales=np.bool_(False)).fit(X, y).wide_scale_channels_.any()  # a grid's
+            EADCTClassifier(**FAST, options={"wide_scales": bad}).fit(X, y)
+    assert (
+        not EADCTClassifier(**FAST, options={"wide_scales": np.bool_(False)}).fit(X, y).wide_scale_channels_.any()
+    )  # a grid's
     clf = EADCTClassifier(**FAST).fit(X, y)
-    assert clone(clf).get_params()["wide_scales"] == 100.0
+    assert clone(clf).get_params()["options__wide_scales"] == 100.0
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
     eadct.save(clf, tmp_path / "model.safetensors")
     np.testing.assert_array_equal(eadct.load(tmp_path / "model.safetensors").predict_proba(X), clf.predict_proba(X))
-    fitted = EADCTClassifier(**FAST, wide_scales=False).fit(X, y)
-    old = saved_without(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
-    assert old.wide_scales is False
+    fitted = EADCTClassifier(**FAST, options={"wide_scales": False}).fit(X, y)
+    old = _saved_before(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
+    assert old.get_params()["options__wide_scales"] is False
     np.testing.assert_array_equal(old.predict_proba(X), fitted.predict_proba(X))
 
 
@@ -124,12 +129,12 @@ def test_a_number_is_the_spread_above_which_wide_scales_acts_and_decides_the_fit
     np.testing.assert_array_equal(wide_scale_channels(to_panel(X), spread[0] * 0.99), [True, False])
     np.testing.assert_array_equal(wide_scale_channels(to_panel(X), spread[0] * 1.01), [False, False])
     one = X[:, :1]
-    below = EADCTClassifier(**FAST, wide_scales=float(spread[0] * 0.99)).fit(one, y)
-    auto = EADCTClassifier(**FAST, wide_scales="auto").fit(one, y)
+    below = EADCTClassifier(**FAST, options={"wide_scales": float(spread[0] * 0.99)}).fit(one, y)
+    auto = EADCTClassifier(**FAST, options={"wide_scales": "auto"}).fit(one, y)
     assert below.wide_scale_channels_.tolist() == [True] and not below.input_differences_
     np.testing.assert_array_equal(below.predict_proba(one), auto.predict_proba(one))
-    above = EADCTClassifier(**FAST, wide_scales=float(spread[0] * 1.01)).fit(one, y)
-    plain = EADCTClassifier(**FAST, wide_scales=False).fit(one, y)
+    above = EADCTClassifier(**FAST, options={"wide_scales": float(spread[0] * 1.01)}).fit(one, y)
+    plain = EADCTClassifier(**FAST, options={"wide_scales": False}).fit(one, y)
     assert not above.wide_scale_channels_.any() and above.input_differences_  # one plain channel: the differences
     np.testing.assert_array_equal(above.predict_proba(one), plain.predict_proba(one))
-    assert clone(above).get_params()["wide_scales"] == float(spread[0] * 1.01)
+    assert clone(above).get_params()["options__wide_scales"] == float(spread[0] * 1.01)
