@@ -28,7 +28,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from eadct.estimators._params import ENCODER_PARAMS
+from eadct.estimators._params import ENCODER_PARAMS, OPTIONS, PARAMS
 from eadct.estimators._state import FITTED_STATE
 
 TARGETS = ("subprocess:Popen", "os:system", "builtins:eval")
@@ -68,6 +68,9 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     payloads += [{marker: target} for marker, target in zip(MARKERS, TARGETS * 3, strict=False)]
     state_keys = list(header["state"])
 
+    def option(h, changes):  # fields of the state's options (the current format), the others kept
+        h["state"]["options"] = {**(h["state"].get("options") or {}), **changes}
+
     # code: the exploit of the issue first, then every key (and the class) pointed at a callable
     def exploit(h, _):
         h["state"]["_build_network"] = {"__class__": "subprocess:Popen"}
@@ -80,19 +83,25 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     for key in [*state_keys, "predict", "fit", "_build_network", "__class__", "__dict__", "__setstate__"]:
         for payload in payloads:
             add("code", lambda h, _, k=key, p=payload: h["state"].update({k: p}))
-    for key in ("optimizer", "loss", "pooling"):  # the settings a class or a name could plausibly sit in
+    for key in ("optimizer", "pooling"):  # the settings a class or a name could plausibly sit in
         for target in TARGETS:
             add("code", lambda h, _, k=key, t=target: h["state"].update({k: {"__class__": t, "args": touch}}))
+    for key in ("loss", "precision", "memory_guard"):  # the same, as fields of options
+        for target in TARGETS:
+            add("code", lambda h, _, k=key, t=target: option(h, {k: {"__class__": t, "args": touch}}))
     add("code", lambda h, _: h["state"]["history_"].append({"__class__": "subprocess:Popen", "args": touch}))
     add("code", lambda h, _: h["state"]["network_"].update({"x": {"__class__": "builtins:eval"}}))
 
     # size: every integer setting and size of the model, huge
-    sized = {*ENCODER_PARAMS, "head_hidden_size", "n_segments", "n_estimators", *FITTED_STATE[header["class"]]}
+    sized = {*ENCODER_PARAMS, "n_segments", "n_estimators", *FITTED_STATE[header["class"]]}
     sized.discard("attention_tokens")  # how many tokens attention sees in a call: no weights depend on it
     sizes = [k for k, v in header["state"].items() if type(v) is int and k in sized]
     for key in sizes:
         for value in HUGE:
             add("size", lambda h, _, k=key, v=value: h["state"].update({k: v}))
+    for key in [k for k in OPTIONS if type(PARAMS[k].default) is int and k in sized]:  # fields of options
+        for value in HUGE:
+            add("size", lambda h, _, k=key, v=value: option(h, {k: v}))
     for key in ("n_channels", "max_len", "n_outputs"):
         for value in HUGE:
 
@@ -111,9 +120,9 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
         h["state"]["_network_spec"]["plan"].update(changes)
 
     for value in (10**6, 10**8):  # work at predict that no weight accounts for: pooling windows, dilations
-        add("size", lambda h, _, v=value: h["state"].update({"attention_downsample": v}))
+        add("size", lambda h, _, v=value: option(h, {"attention_downsample": v}))
         add("size", lambda h, _, v=value: planned(h, {"attention_downsample": v}))
-    add("size", lambda h, _: h["state"].update({"n_blocks": 12, "dilation_per_layer": True}))
+    add("size", lambda h, _: h["state"].update({"n_blocks": 12}) or option(h, {"dilation_per_layer": True}))
     add("size", lambda h, _: planned(h, {"n_blocks": 20_000}))  # the block count a plan overrides
 
     def empties(h, t):  # many zero-size tensors, for a block count that counts tensors
@@ -236,6 +245,10 @@ def crafted_files(valid: Path, out: Path, sentinel: Path) -> dict[str, list[Path
     ]:
         add("values", lambda h, _, k=key, v=value: h["state"].update({k: v}))
     add("values", lambda h, _: h["state"].pop("network_"))
+    for changes in ({"precision": "float64"}, {"memory_guard": 3}, {"n_segments": "8"}, {"unknown_field": 1}):
+        add("values", lambda h, _, c=changes: option(h, c))  # fields of options of the wrong type, or none
+    add("values", lambda h, _: option(h, {"drop_path": 0.2}))  # a removed setting, at a value that did something
+    add("values", lambda h, _: h["state"].update({"options": "x"}))
     add(
         "values",
         lambda h, _: h["state"].update({"clip_predictions": True, "_y_ndim": 1}) or h["state"].pop("target_min_", 0),

@@ -21,6 +21,7 @@ from crafted_models import crafted_files
 
 import eadct
 from eadct import EADCTClassifier, EADCTRegressor
+from eadct.estimators._params import OPTIONS
 
 FAMILIES = ("code", "size", "json", "container", "format", "extra", "tensors", "values")
 #: Each file is refused within this many seconds, and the corpus takes at most this much more memory (MB).
@@ -152,10 +153,11 @@ def test_work_that_no_weight_accounts_for_is_bounded(panel, tmp_path, edit, mess
     from crafted_models import read, write
 
     X, y = panel
-    est = EADCTClassifier(**{**TINY, "d_model": 8, "n_blocks": 9, "positional_encoding": "sinusoidal"}).fit(X, y)
-    header, tensors = read(eadct.save(est, tmp_path / "m.safetensors"))
+    est = EADCTClassifier(**{**TINY, "d_model": 8, "n_blocks": 9}, options={"positional_encoding": "sinusoidal"})
+    header, tensors = read(eadct.save(est.fit(X, y), tmp_path / "m.safetensors"))
     for key, value in edit.items():
-        target = header["state"]["_network_spec"] if key == "max_len" else header["state"]
+        state = header["state"]
+        target = state["_network_spec"] if key == "max_len" else state["options"] if key in OPTIONS else state
         target[key] = value
     with pytest.raises(ValueError, match=message):
         eadct.load(write(tmp_path / "edited.safetensors", tensors, json.dumps(header)))
