@@ -17,7 +17,7 @@ from eadct.estimators import _inspect
 from eadct.metrics import average_within_class_distance
 
 # two blocks (four layers) so that maps evolve through a chain; step-level maps
-MAPS = {**TINY, "n_blocks": 2, "attention_downsample": 1, "max_epochs": 2}
+MAPS = {**TINY, "n_blocks": 2, "max_epochs": 2, "options": {"attention_downsample": 1}}
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_unfitted_is_not_fitted_error():
 
 def test_downsampled_maps_are_over_tokens_and_say_so():
     X, y = make_panel(n=12, length=15)
-    est = EADCTClassifier(**{**TINY, "max_epochs": 1, "attention_downsample": 4}).fit(X, y)
+    est = EADCTClassifier(**{**TINY, "max_epochs": 1, "options": {"attention_downsample": 4}}).fit(X, y)
     with pytest.warns(UserWarning, match="attention_downsample=4"):
         maps = est.attention_maps(X[:1])
     assert maps[0].shape == (2, 2, 4, 4)
@@ -130,14 +130,14 @@ def test_maps_that_do_not_fit_in_memory_are_refused(evolving, monkeypatch):
 
 def test_maps_of_regressor_and_representation_from_unequal_lists():
     X, _, target = make_unequal(n=12)
-    reg = EADCTRegressor(**{**TINY, "max_epochs": 1, "attention_downsample": 1}).fit(X, target)
-    rep = EADCTRepresentation(**{**TINY_REPR, "max_epochs": 1, "attention_downsample": 1}).fit(X)
+    reg = EADCTRegressor(**{**TINY, "max_epochs": 1, "options": {"attention_downsample": 1}}).fit(X, target)
+    rep = EADCTRepresentation(**{**TINY_REPR, "max_epochs": 1, "options": {"attention_downsample": 1}}).fit(X)
     for est in (reg, rep):
         maps = est.attention_maps(X[:3])
         assert [m.shape[-1] for m in maps] == [x.shape[1] for x in X[:3]]
 
 
-@pytest.mark.parametrize("pooling, factor", [("mean", 1), ("mean-max", 2), ("segments", 9)])  # 8 segments
+@pytest.mark.parametrize("pooling, factor", [("mean", 1), ("max", 1), ("segments", 9)])  # 8 segments
 def test_supervised_transform_is_the_head_input(pooling, factor):
     X, y = make_panel(n=12, length=12)
     clf = EADCTClassifier(**{**TINY, "max_epochs": 1, "pooling": pooling}).fit(X, y)
