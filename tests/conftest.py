@@ -71,13 +71,14 @@ def check_checked_and_old_models_load(base: dict, option: str, bad, strip) -> No
     entry removed from the pickled state, and ``strip(layer)`` deleting what each encoder layer gained with it) loads
     with the option's default and predicts exactly as it did."""
     X, y = make_panel(n=16)
+    key = f"options__{option}" if option in EADCTClassifier._option_names else option
     with pytest.raises(ValueError, match=f"{option} must be"):
-        EADCTClassifier(**base, **{option: bad}).fit(X, y)
+        EADCTClassifier(**base).set_params(**{key: bad}).fit(X, y)
     clf = EADCTClassifier(**base).fit(X, y)
     old = saved_without(clf, option)
     for layer in old.network_.encoder.layers:
         strip(layer)  # a network pickled before the attribute existed
-    assert getattr(old, option) == EADCTClassifier().get_params()[option]
+    assert old.get_params()[key] == EADCTClassifier().get_params()[key]
     np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
 
 
