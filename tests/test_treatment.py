@@ -1,5 +1,5 @@
-"""``EADCTRegressor(input_differences="auto")``: the treatment chosen on TRAIN (the kernel ridge proxy, then an inner
-split), then refitted."""
+"""``EADCTRegressor(options={"input_differences": "auto"})``: the treatment chosen on TRAIN (the kernel ridge proxy,
+then an inner split), then refitted."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from sklearn.base import clone
 import eadct
 from eadct import EADCTRegressor
 from eadct.estimators import _proxy, _treatment
+from eadct.estimators._proxy import proxy_scores
 
 FAST = dict(TINY, max_epochs=2)
 
@@ -37,13 +38,13 @@ def fits(data):
     """The plain fits with and without the differences, and "auto" forced each way by the network's margin (the
     proxy's vote is checked on its own below: these data do not pass it)."""
     X, y = data
-    out = {value: EADCTRegressor(**FAST, input_differences=value).fit(X, y) for value in (False, True)}
+    out = {value: EADCTRegressor(**FAST, options={"input_differences": value}).fit(X, y) for value in (False, True)}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
         mp.setattr(_treatment, "NETWORK_BELOW", np.inf)
         for margin, name in ((0.0, "auto-without"), (1e9, "auto-with")):
             mp.setattr(_treatment, "MARGIN", margin)
-            out[name] = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
+            out[name] = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
     return out
 
 
@@ -51,7 +52,7 @@ def fits(data):
 def test_auto_refits_the_chosen_treatment_exactly(fits, data, name, chosen):
     X, _ = data
     auto = fits[name]
-    assert auto.get_params()["input_differences"] == "auto"  # fit does not change the parameter
+    assert auto.get_params()["options__input_differences"] == "auto"  # fit does not change the parameter
     assert auto.input_differences_ is chosen and auto.treatment_choice_["chosen"] is chosen
     assert fits[chosen].input_differences_ is chosen and not hasattr(fits[chosen], "treatment_choice_")
     # the refit is the plain fit of the chosen treatment with the same random_state
@@ -82,25 +83,25 @@ def test_proxy_loo_is_kernel_ridge_refitted_without_each_series():
 
 def test_proxy_sees_a_slope_under_a_level_and_not_the_level():
     X, slope2, level2 = slope_data(n=100)
-    without, with_ = eadct.estimators.treatment_proxy_scores(X, slope2)
+    without, with_ = proxy_scores(X, slope2)
     assert with_ < 0.5 * without
-    without, with_ = eadct.estimators.treatment_proxy_scores(X, level2)
+    without, with_ = proxy_scores(X, level2)
     assert with_ > _treatment.PROXY_MARGIN * without
-    assert eadct.estimators.treatment_proxy_scores(X[:11], slope2[:11]) is None  # too few series
-    assert eadct.estimators.treatment_proxy_scores(X[:, :, :1], slope2) is None  # one step: no parts
+    assert proxy_scores(X[:11], slope2[:11]) is None  # too few series
+    assert proxy_scores(X[:, :, :1], slope2) is None  # one step: no parts
 
 
 def test_proxy_scores_several_targets_and_a_constant_one():
     """Several targets: each standardised, the RMSE over all of them; a constant target: nothing to learn, 0 both
     ways, which is no reason to take the differences."""
     X, slope2, level2 = slope_data(n=100)
-    without, with_ = eadct.estimators.treatment_proxy_scores(X, np.c_[slope2, slope2])
-    assert (without, with_) == pytest.approx(eadct.estimators.treatment_proxy_scores(X, slope2), rel=1e-9)
-    level = eadct.estimators.treatment_proxy_scores(X, level2)
-    both = eadct.estimators.treatment_proxy_scores(X, np.c_[slope2, level2])
+    without, with_ = proxy_scores(X, np.c_[slope2, slope2])
+    assert (without, with_) == pytest.approx(proxy_scores(X, slope2), rel=1e-9)
+    level = proxy_scores(X, level2)
+    both = proxy_scores(X, np.c_[slope2, level2])
     for k, slope_k in enumerate((without, with_)):  # one strength for both: no better than each target's own
         assert np.sqrt(slope_k**2 / 2 + level[k] ** 2 / 2) - 1e-12 <= both[k] < 1
-    assert eadct.estimators.treatment_proxy_scores(X, np.ones(100)) == (0.0, 0.0)
+    assert proxy_scores(X, np.ones(100)) == (0.0, 0.0)
 
 
 def test_proxy_reads_unequal_lengths_and_missing_steps():
@@ -110,28 +111,28 @@ def test_proxy_reads_unequal_lengths_and_missing_steps():
     padded = np.full(X.shape, np.nan)
     for i, x in enumerate(ragged):
         padded[i, :, : x.shape[1]] = x
-    scores = eadct.estimators.treatment_proxy_scores(ragged, slope2)
-    assert np.allclose(scores, eadct.estimators.treatment_proxy_scores(padded, slope2))
+    scores = proxy_scores(ragged, slope2)
+    assert np.allclose(scores, proxy_scores(padded, slope2))
     assert scores[1] < _treatment.PROXY_MARGIN * scores[0]
 
 
 def test_auto_takes_the_proxys_differences_on_series_of_unequal_length():
     X, slope2, _ = slope_data(n=24)
     ragged = [x[:, : 20 + i % 12] for i, x in enumerate(X)]
-    est = EADCTRegressor(**FAST, input_differences="auto").fit(ragged, slope2)
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(ragged, slope2)
     assert est.treatment_choice_["decided_by"] == "proxy" and est.input_differences_ is True
-    plain = EADCTRegressor(**FAST, input_differences=True).fit(ragged, slope2)
+    plain = EADCTRegressor(**FAST, options={"input_differences": True}).fit(ragged, slope2)
     np.testing.assert_array_equal(est.predict(ragged), plain.predict(ragged))
 
 
 def test_proxy_scores_a_seeded_subset_of_a_large_set(monkeypatch):
     X, slope2, _ = slope_data(n=60)
     monkeypatch.setattr(_proxy, "MAX_SERIES", 40)
-    first = eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
-    assert first == eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
-    assert first != eadct.estimators.treatment_proxy_scores(X, slope2, random_state=1)
+    first = proxy_scores(X, slope2, random_state=0)
+    assert first == proxy_scores(X, slope2, random_state=0)
+    assert first != proxy_scores(X, slope2, random_state=1)
     monkeypatch.setattr(_proxy, "MAX_SERIES", 60)
-    assert first != eadct.estimators.treatment_proxy_scores(X, slope2, random_state=0)
+    assert first != proxy_scores(X, slope2, random_state=0)
 
 
 @pytest.mark.parametrize("max_steps", [None, 1])
@@ -143,8 +144,8 @@ def test_auto_takes_the_proxys_differences_without_network_fits(monkeypatch, max
     monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
     proxy = _treatment.proxy_scores
     monkeypatch.setattr(_treatment, "proxy_scores", lambda s, y, r: scored.append((np.array(s), y)) or proxy(s, y, r))
-    params = dict(FAST, max_steps=max_steps)
-    est = EADCTRegressor(**params, input_differences="auto").fit(X[:24], slope2[:24])
+    params, steps = FAST, {"max_steps": max_steps}
+    est = EADCTRegressor(**params, options={**steps, "input_differences": "auto"}).fit(X[:24], slope2[:24])
     choice = est.treatment_choice_
     assert calls == [] and est.input_differences_ is True and choice["decided_by"] == "proxy"
     assert choice["proxy_with"] < 0.8 * choice["proxy_without"] and choice["skipped"] is None
@@ -152,7 +153,7 @@ def test_auto_takes_the_proxys_differences_without_network_fits(monkeypatch, max
     ((seen_X, seen_y),) = scored  # the proxy saw the series passed to fit, nothing else
     np.testing.assert_array_equal(seen_X, X[:24])
     np.testing.assert_array_equal(seen_y, slope2[:24])
-    plain = EADCTRegressor(**params, input_differences=True).fit(X[:24], slope2[:24])
+    plain = EADCTRegressor(**params, options={**steps, "input_differences": True}).fit(X[:24], slope2[:24])
     np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
 
@@ -162,12 +163,12 @@ def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
     fit = EADCTRegressor.fit
 
     def spy(self, X_, y_, X_unlabeled=None):
-        seen.append((np.asarray(X_).copy(), np.asarray(y_).copy(), self.input_differences))
+        seen.append((np.asarray(X_).copy(), np.asarray(y_).copy(), self.get_params()["options__input_differences"]))
         return fit(self, X_, y_, X_unlabeled=X_unlabeled)
 
     monkeypatch.setattr(EADCTRegressor, "fit", spy)
     monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)  # the network chooses whatever the proxy sees
-    est = EADCTRegressor(**FAST, input_differences="auto")
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"})
     est.fit(X[:18], y[:18])  # the last 6 series stand for data outside TRAIN
     (_, _, auto), (X_a, y_a, first), (X_b, _, second), (X_r, y_r, refit) = seen
     assert (auto, first, second, refit) == ("auto", False, True, est.input_differences_)
@@ -181,7 +182,7 @@ def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
 def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tmp_path):
     X, y = data
     auto = fits["auto-with"]
-    again = clone(auto).set_params(input_differences="auto")
+    again = clone(auto).set_params(options__input_differences="auto")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_treatment, "MARGIN", 1e9)
         mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
@@ -193,7 +194,7 @@ def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tm
     restored = pickle.loads(pickle.dumps(auto))
     np.testing.assert_allclose(restored.predict(X), auto.predict(X), atol=1e-6)
     loaded = eadct.load(eadct.save(auto, tmp_path / "auto.safetensors"))
-    assert loaded.get_params()["input_differences"] == "auto" and loaded.input_differences_ is True
+    assert loaded.get_params()["options__input_differences"] == "auto" and loaded.input_differences_ is True
     np.testing.assert_allclose(loaded.predict(X), auto.predict(X), atol=1e-6)
 
 
@@ -201,7 +202,7 @@ def test_auto_on_few_series_fits_without_choosing(data, monkeypatch):
     X, y = data
     calls = []
     monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
-    est = EADCTRegressor(**FAST, input_differences="auto").fit(X[:11], y[:11])
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X[:11], y[:11])
     assert calls == [] and est.input_differences_ is False
     assert est.treatment_choice_["rmse_without"] is None and est.treatment_choice_["n_holdout"] == 0
     assert est.treatment_choice_["skipped"] == "few series" and est.treatment_choice_["decided_by"] is None
@@ -215,13 +216,13 @@ def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monk
     calls = []
     monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
     monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
-    params = dict(FAST, max_epochs=3, max_steps=max_steps)
-    est = EADCTRegressor(**params, input_differences="auto").fit(X, y)
+    params, steps = dict(FAST, max_epochs=3), {"max_steps": max_steps}
+    est = EADCTRegressor(**params, options={**steps, "input_differences": "auto"}).fit(X, y)
     assert est.treatment_choice_["skipped"] == skipped and len(calls) == (0 if skipped else 2)
     if skipped:  # the proxy did not take the differences: exactly the fit without them
         assert est.input_differences_ is False and est.treatment_choice_["rmse_with"] is None
         assert est.treatment_choice_["decided_by"] is None and est.treatment_choice_["proxy_without"] > 0
-        plain = EADCTRegressor(**params, input_differences=False).fit(X, y)
+        plain = EADCTRegressor(**params, options={**steps, "input_differences": False}).fit(X, y)
         np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
 
@@ -238,22 +239,22 @@ def test_the_network_chooses_only_where_the_proxy_sees_some_gain(data, monkeypat
     calls = []
     monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
     monkeypatch.setattr(_treatment, "proxy_scores", lambda series, y, random_state: (0.5, 0.5 * ratio))
-    est = EADCTRegressor(**FAST, input_differences="auto").fit(X, y)
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
     choice = est.treatment_choice_
     assert len(calls) == network_fits and choice["decided_by"] == judge
     assert choice["proxy_without"] == 0.5 and choice["proxy_with"] == 0.5 * ratio
     assert choice["skipped"] == ("no proxy gain" if judge == "proxy" and not chosen else None)
     if chosen is not None:
         assert est.input_differences_ is chosen and choice["rmse_without"] is None and choice["n_holdout"] == 0
-        plain = EADCTRegressor(**FAST, input_differences=chosen).fit(X, y)
+        plain = EADCTRegressor(**FAST, options={"input_differences": chosen}).fit(X, y)
         np.testing.assert_array_equal(est.predict(X), plain.predict(X))
-    assert eadct.estimators.TREATMENT_NETWORK_BELOW == 0.97 > eadct.estimators.TREATMENT_PROXY_MARGIN
+    assert _treatment.NETWORK_BELOW == 0.97 > _treatment.PROXY_MARGIN
 
 
 def test_auto_is_the_regressors_default_but_not_the_papers():
-    assert EADCTRegressor().input_differences == "auto"
-    assert eadct.paper_configuration("regression")["input_differences"] is False
-    assert 'default="auto"' in EADCTRegressor.__doc__.split("input_differences :")[1].split("\n")[0]
+    assert EADCTRegressor().get_params()["options__input_differences"] == "auto"
+    assert eadct.paper_configuration("regression")["options"]["input_differences"] is False
+    assert 'default="auto"' in EADCTRegressor.__doc__.split("``input_differences`` :")[1].split("\n")[0]
 
 
 def test_auto_reports_bad_input_as_the_plain_fit_does(data):
@@ -261,14 +262,14 @@ def test_auto_reports_bad_input_as_the_plain_fit_does(data):
     with pytest.raises(ValueError) as plain:
         EADCTRegressor(**FAST).fit(X, y[:5])
     with pytest.raises(ValueError) as auto:
-        EADCTRegressor(**FAST, input_differences="auto").fit(X, y[:5])
+        EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y[:5])
     assert str(auto.value) == str(plain.value)
 
 
 def test_auto_is_the_supervised_estimators_only(data):
     X, _ = data
     with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTClassifier and"):
-        eadct.EADCTRepresentation(**TINY_REPR, input_differences="auto").fit(X)
+        eadct.EADCTRepresentation(**TINY_REPR, options={"input_differences": "auto"}).fit(X)
 
 
 def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypatch, recwarn):
@@ -279,6 +280,6 @@ def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypat
     X, _, target = make_unequal(lengths=(3, 15))
     monkeypatch.setattr(_treatment, "PROXY_MARGIN", 0.0)  # the network's choice, with its inner fits
     monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
-    est = EADCTRegressor(**FAST, input_differences="auto").fit(X, target)
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, target)
     assert est.treatment_choice_["decided_by"] == "network"
     assert not [w for w in recwarn if "longer than the longest seen in fit" in str(w.message)]
