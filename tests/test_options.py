@@ -131,6 +131,8 @@ def test_a_state_of_the_flat_version_loads_with_its_fields_in_options():
     old = {"d_model": 16, "mixup": 0.4}
     with pytest.raises(ValueError, match=r"fitted with mixup=0\.4.*no longer has"):
         _upgrade_state(old, EADCTClassifier)
+    with pytest.raises(ValueError, match="max_steps both flat and as a field of options"):
+        _upgrade_state({"options": {"n_segments": 2}, "max_steps": -3}, EADCTClassifier)
     before_wide_scales = {"d_model": 16}  # a state from before wide_scales existed: it did what False does
     _upgrade_state(before_wide_scales, EADCTClassifier)
     assert before_wide_scales["options"]["wide_scales"] is False

@@ -64,6 +64,9 @@ def _upgrade_state(state: dict, cls: type) -> None:
             f"this {cls.__name__} was fitted with {given}, which eadct no longer has (CHANGELOG.md, 'Removed'); "
             "load it with the eadct version that saved it"
         )
+    flat_fields = [n for n in cls._option_names if n in state]
+    if "options" in state and flat_fields:  # no version writes both: every field must pass the same check
+        raise ValueError(f"it holds {flat_fields[0]} both flat and as a field of options, which no eadct writes")
     if "options" not in state:  # written before options: its fields were flat, or did not exist yet
         own = option_defaults(cls)
         fields = {n: state.pop(n) for n in cls._option_names if n in state}
