@@ -840,7 +840,7 @@ def test_unit_keys_follow_each_estimators_defaults(tmp_path):
         est = make_estimator(task, spec, profile, "X", {}, 0)
         assert type(est) is cls
         names = ("average_epochs", "validation_fraction", "batch_size", "n_segments", "max_steps")
-        assert {k: est.get_params()[k] for k in names} == {k: cls().get_params()[k] for k in names}
+        assert {k: est._settings()[k] for k in names} == {k: cls()._settings()[k] for k in names}
     # the regressor's adopted defaults share their units with the candidate row of their last change
     regression = _rows_table(tmp_path / "reg", REGRESSION_CANDIDATE_ROWS)
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
@@ -905,20 +905,6 @@ def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(
     assert "head_alpha=[" in md and "input_differences_chosen=" in md
 
 
-def test_a_unit_with_the_input_path_records_its_weight(tiny_setup, tmp_path):
-    (tiny_setup / "cfg" / "tinyinput.toml").write_text(
-        '[table]\nname = "tinyinput"\ntitle = "Tiny input path"\ndatasets = ["TinyTabR"]\n\n'
-        '[models."With input"]\narchitecture = "transformer"\nparams = { head_input_parts = 4 }\n'
-    )
-    table = load_table(tiny_setup / "cfg" / "tinyinput.toml")
-    out = tmp_path / "results"
-    run_table(table, "tinydefaults", out, data_dirs=[tiny_setup / "data"], log=lambda *a: None)
-    reg = json.loads(result_path(out, table, "With input", "TinyTabR", "tinydefaults", 0).read_text())
-    assert reg["hyperparameters"]["head_input_parts"] == 4 and len(reg["hyperparameters"]["head_input_weight"]) == 1
-    md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
-    assert "head_input_parts=4" in md and "head_input_weight=[" in md
-
-
 def test_a_rows_own_epochs_win_over_the_profiles_budget(tiny_setup, tmp_path):
     """A candidate row that sets ``max_epochs`` fits that many epochs, not the profile's (its key says so)."""
     (tiny_setup / "cfg" / "tinyepochs.toml").write_text(
@@ -959,9 +945,9 @@ def test_a_row_that_sets_a_changed_default_back_shares_the_units_of_the_fit_befo
 
 
 def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_of_the_fit_before_it(monkeypatch):
-    """``wide_scales="auto"`` and ``stem_kernel_size="auto"`` decide from the data; on a registered set where they
-    decide the reference's value (its scale spread and channels say so) the key is the one from before the default,
-    so the stored units are found; on a set the registry does not know, or where "auto" acts, "auto" stays keyed."""
+    """``wide_scales="auto"`` decides from the data; on a registered set where it decides the reference's value
+    (its scale spread and channels say so) the key is the one from before the default, so the stored units are
+    found; on a set the registry does not know, or where "auto" acts, "auto" stays keyed."""
     from eadct.datasets import get_info
     from eadct.tables import _keys
 
@@ -972,9 +958,9 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     assert table.model_key("EA-DC (defaults)", "ERing", "defaults") == key
     monkeypatch.setattr(_keys, "current_defaults", real)
     assert get_info("ERing").scale_spread == 0.0 and get_info("ERing").n_channels == 4
-    changed = {"wide_scales": "auto", "stem_kernel_size": "auto", "max_steps": 900}
+    changed = {"wide_scales": "auto", "max_steps": 900}
     assert _keys.decided(changed, "ERing") == {"max_steps": 900}
-    assert _keys.decided(changed, "Tecator") == {"stem_kernel_size": "auto", "max_steps": 900}  # one channel
+    assert _keys.decided(changed, "Tecator") == {"max_steps": 900}  # its spread is known: wide_scales decided
     assert _keys.decided(changed, "PLAID") == changed == _keys.decided(changed, None)  # not in the registry
     assert _keys.decided(changed, "FaceDetection") == {"wide_scales": "auto", "max_steps": 900}  # spread not measured
     # the classifier's input_differences="auto": never on a set of several channels; the regressor's is a choice
