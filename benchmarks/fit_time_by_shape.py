@@ -61,7 +61,7 @@ def estimate(n: int, channels: int, length: int, sample: int, threads: int) -> d
     """The default fit's estimated seconds on ``n`` series, from three short fits on ``min(n, sample)``."""
     m = min(n, sample)
     X, y = series(m, channels, length)
-    short = dict(average_epochs=1)
+    short = dict(options={"average_epochs": 1})
     timed_fit(X, y, threads, pretrain_epochs=1, max_epochs=1, **short)  # warm-up: the first fit's one-off costs
     a = timed_fit(X, y, threads, pretrain_epochs=1, max_epochs=2, **short)
     b = timed_fit(X, y, threads, pretrain_epochs=1, max_epochs=4, **short)
@@ -83,7 +83,7 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-reference", action="store_true", help="skip timing the main job first")
     args = parser.parse_args(argv)
-    assert DEFAULTS.max_steps is None, "the estimate assumes every epoch runs in full"
+    assert DEFAULTS.get_params()["options__max_steps"] is None, "the estimate assumes every epoch runs in full"
     torch.set_num_threads(args.threads)
     print(f"Default EADCTClassifier fit from short fits on {args.sample} random series, torch threads {args.threads};")
     print(f"torch {torch.__version__}, CPU kernels {torch.backends.cpu.get_cpu_capability()}.")

@@ -216,4 +216,4 @@ def test_fit_time_by_shape_separates_the_epochs_costs_and_scales_them_to_the_ser
     small = 3 + pre + 0.5 * fine
     assert f"| small (5 x 1 x 4) | 5 | 1 | 0.50 | 1.00 | {small / 60:.1f} | {small / 60:.0f} |" in out
     assert "ratio 1.00" in out and calls[-1][1:] == (pre, fine, {})  # the check fits the defaults whole
-    assert {c[0] for c in calls[:4]} == {10} and all(c[3] == {"average_epochs": 1} for c in calls[:4])
+    assert {c[0] for c in calls[:4]} == {10} and all(c[3] == {"options": {"average_epochs": 1}} for c in calls[:4])
