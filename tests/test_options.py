@@ -70,6 +70,9 @@ def test_set_params_sets_one_field_and_never_changes_the_callers_dict():
     assert clone(est).get_params()["options__max_steps"] == 7
     with pytest.raises(ValueError, match="no field 'bogus'"):
         est.set_params(options__bogus=1)
+    plain = EADCTClassifier()
+    plain.set_params(**plain.get_params())  # every field at the value it has: options stays None (sktime checks this)
+    assert plain.options is None
 
 
 def test_grid_search_reaches_a_field_with_the_double_underscore():

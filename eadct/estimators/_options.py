@@ -61,9 +61,13 @@ def with_options(estimator, owner, params: dict) -> dict:
     """``set_params``'s arguments for ``estimator`` (of the scikit-learn class ``owner``, or delegating to it) with
     its ``options__<field>`` entries folded into a new ``options`` dict (one given by the caller is never changed)."""
     flat, nested = split_nested(owner, params)
-    if nested:
-        base = flat.get("options", estimator.options)
-        flat["options"] = {**(base if isinstance(base, dict) else {}), **nested}
+    base = flat.get("options", estimator.options)
+    base = base if isinstance(base, dict) else {}
+    effect = {**option_defaults(owner), **base}
+    # a field set to the value it has already (``set_params(**get_params())``) leaves ``options`` as it is
+    changed = {k: v for k, v in nested.items() if not (type(v) is type(effect.get(k)) and v == effect.get(k))}
+    if changed:
+        flat["options"] = {**base, **changed}
     return flat
 
 
