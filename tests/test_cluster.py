@@ -121,7 +121,7 @@ def _maybe_fail(x):
 
 
 def test_a_failing_task_is_returned_as_a_failure_and_the_others_finish(cluster):
-    tasks = [Task((i,), _maybe_fail, (i,)) for i in range(4)]
+    tasks = [Task((i,), _maybe_fail, {"x": i}) for i in range(4)]
     out = dict((t.key[0], r) for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address}))
     assert sorted(out) == [0, 1, 2, 3]
     assert isinstance(out[2], Failure) and out[2].describe() == "ValueError: bad data in unit 2"
@@ -165,7 +165,7 @@ def test_grid_search_through_joblibs_dask_backend_equals_the_local_one(cluster):
 
 
 def test_loky_and_sequential_backends_yield_every_task_once():
-    tasks = [Task((i,), _maybe_fail, (i,)) for i in range(4)]
+    tasks = [Task((i,), _maybe_fail, {"x": i}) for i in range(4)]
     for backend, params in (("none", None), ("loky", {"n_jobs": 2})):
         out = {t.key[0]: r for t, r in run_tasks(tasks, backend, params)}
         assert sorted(out) == [0, 1, 2, 3] and isinstance(out[2], Failure) and out[3] == 30
@@ -212,7 +212,7 @@ def test_ray_sweep_equals_the_sequential_one(setup, tmp_path):
                 raise ValueError("bad data in unit 2")
             return x * 10
 
-        failed = {t.key[0]: r for t, r in run_tasks([Task((i,), fail_on_two, (i,)) for i in range(4)], "ray")}
+        failed = {t.key[0]: r for t, r in run_tasks([Task((i,), fail_on_two, {"x": i}) for i in range(4)], "ray")}
         again = run_table(table, "tiny", tmp_path / "ray", data_dirs=[root / "data"], backend="ray", **UNITS)
     finally:
         ray.shutdown()
@@ -243,7 +243,7 @@ def test_the_local_cluster_gets_the_gpu_its_fits_claim(monkeypatch):
     def sweep():
         with session:
             out.update(
-                (t.key[0], r) for t, r in session.run([Task((i,), _claims_gpu, (i,), gpu=True) for i in range(2)])
+                (t.key[0], r) for t, r in session.run([Task((i,), _claims_gpu, {"x": i}, gpu=True) for i in range(2)])
             )
             info = session._client.scheduler_info(n_workers=-1)["workers"].values()
             worker_resources.update(next(iter(info))["resources"])
@@ -283,7 +283,7 @@ def test_a_gpu_claim_no_local_worker_could_meet_is_refused_before_anything_runs(
 
 
 def test_a_running_cluster_without_the_gpu_resource_warns(cluster):
-    tasks = [Task((i,), _maybe_fail, (i,)) for i in (0, 1)]  # no claim: they run; a fit would wait
+    tasks = [Task((i,), _maybe_fail, {"x": i}) for i in (0, 1)]  # no claim: they run; a fit would wait
     with pytest.warns(UserWarning, match=r"none of the 2 worker\(s\) of the Dask cluster at .* declares"):
         out = {
             t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": cluster.scheduler_address, "gpus_per_task": 1})
@@ -304,10 +304,13 @@ def _fails_first(log, fails):
 def test_dask_retries_run_a_task_that_raised_again_and_record_only_the_last_try(cluster, tmp_path):
     address = cluster.scheduler_address
     log = {name: tmp_path / name for name in ("once", "flaky", "broken")}
-    [(_, once)] = run_tasks([Task((0,), _fails_first, (log["once"], 1))], "dask", {"address": address})
+    [(_, once)] = run_tasks([Task((0,), _fails_first, {"log": log["once"], "fails": 1})], "dask", {"address": address})
     assert isinstance(once, Failure) and once.describe() == "ValueError: try 1 failed"  # default: no retry
     assert log["once"].read_text() == "try\n"
-    tasks = [Task(("flaky",), _fails_first, (log["flaky"], 1)), Task(("broken",), _fails_first, (log["broken"], 9))]
+    tasks = [
+        Task(("flaky",), _fails_first, {"log": log["flaky"], "fails": 1}),
+        Task(("broken",), _fails_first, {"log": log["broken"], "fails": 9}),
+    ]
     out = {t.key[0]: r for t, r in run_tasks(tasks, "dask", {"address": address, "retries": 2})}
     assert out["flaky"] == 2  # failed once, then ran again
     assert isinstance(out["broken"], Failure) and out["broken"].describe() == "ValueError: try 3 failed"

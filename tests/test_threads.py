@@ -151,5 +151,5 @@ def test_a_tables_worker_fits_within_its_share(process_threads, monkeypatch):
 
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     X, y = make_panel()
-    fitted = call_task(lambda: EADCTClassifier(**DEFAULT_THREADS).fit(X, y), (), in_worker=True)
+    fitted = call_task(lambda: EADCTClassifier(**DEFAULT_THREADS).fit(X, y), {}, in_worker=True)
     assert _threads_used(fitted) == {1}

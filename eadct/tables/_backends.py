@@ -60,11 +60,11 @@ class BackendUnavailable(ImportError):
 
 @dataclass
 class Task:
-    """``fn(*args)`` to run somewhere; ``key`` names it for the driver."""
+    """``fn(**kwargs)`` to run somewhere; ``key`` names it for the driver."""
 
     key: tuple
     fn: Callable
-    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
     gpu: bool = False  # whether the task trains a network (and claims a GPU when the backend has them)
 
 
@@ -92,8 +92,8 @@ class TaskFailed(Exception):
         return TaskFailed, (self.failure,)
 
 
-def call_task(fn, args, in_worker: bool = False, keep_freed: bool = False, raise_failure: bool = False):
-    """``fn(*args)``, or the :class:`Failure` it raised (the driver records it and the sweep goes on);
+def call_task(fn, kwargs: dict, in_worker: bool = False, keep_freed: bool = False, raise_failure: bool = False):
+    """``fn(**kwargs)``, or the :class:`Failure` it raised (the driver records it and the sweep goes on);
     ``raise_failure`` raises it as :class:`TaskFailed` instead, for an engine that retries a task that raised. In
     a worker (``in_worker``), torch first takes the worker's share of cores (:func:`worker_threads`), and
     ``keep_freed`` applies :func:`eadct.runtime.keep_freed_memory` as the driver did (dask's nanny sets
@@ -107,7 +107,7 @@ def call_task(fn, args, in_worker: bool = False, keep_freed: bool = False, raise
             torch.set_num_threads(worker_threads())
             if keep_freed:
                 keep_freed_memory()
-        return fn(*args)
+        return fn(**kwargs)
     except Exception as err:  # any error of a unit is recorded, never lost
         failure = Failure(type(err).__name__, str(err), traceback.format_exc())
         if raise_failure:
@@ -199,7 +199,7 @@ class Session:
         if not tasks:
             return
         if self.backend == "none":
-            yield from ((t, call_task(t.fn, t.args)) for t in tasks)
+            yield from ((t, call_task(t.fn, t.kwargs)) for t in tasks)
         elif self.backend == "loky":
             yield from _loky(tasks, self.params)
         elif self.backend == "dask":
@@ -291,12 +291,12 @@ def _loky(tasks: list[Task], params: dict) -> Iterator:
     from joblib import Parallel, delayed
 
     run = Parallel(n_jobs=params.get("n_jobs", -1), backend="loky", return_as="generator_unordered")
-    results = run(delayed(_indexed)(i, t.fn, t.args) for i, t in enumerate(tasks))
+    results = run(delayed(_indexed)(i, t.fn, t.kwargs) for i, t in enumerate(tasks))
     return ((tasks[i], result) for i, result in results)
 
 
-def _indexed(i, fn, args):
-    return i, call_task(fn, args, True, _keeping())
+def _indexed(i, fn, kwargs):
+    return i, call_task(fn, kwargs, True, _keeping())
 
 
 def _dask(client, tasks: list[Task], gpus: float, retries: int) -> Iterator:
@@ -309,7 +309,7 @@ def _dask(client, tasks: list[Task], gpus: float, retries: int) -> Iterator:
         claim = {"GPU": gpus} if t.gpu and gpus else None
         key = f"{t.fn.__name__}-{uuid.uuid4().hex}"  # names the unit or trial on the dashboard
         future = client.submit(
-            call_task, t.fn, t.args, True, keep, retries > 0, key=key, retries=retries, resources=claim
+            call_task, t.fn, t.kwargs, True, keep, retries > 0, key=key, retries=retries, resources=claim
         )
         futures.append(future)
         by_key[future.key] = t
@@ -333,7 +333,7 @@ def _ray(tasks: list[Task], params: dict, gpus: float) -> Iterator:
     pending = {}
     for t in tasks:
         options = dict(num_cpus=1, num_gpus=gpus if t.gpu else 0, max_retries=retries)
-        pending[remote.options(**options).remote(t.fn, t.args, True, _keeping())] = t
+        pending[remote.options(**options).remote(t.fn, t.kwargs, True, _keeping())] = t
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:

@@ -220,7 +220,24 @@ def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data
             _unit_tasks(sweep, data, todo, command, None if session.backend == "none" else trial_runner(session))
         elif session.backend == "none":
             for m, s in todo:
-                sweep.finish(dataset, m, s, call_task(run_unit, (table, m, data, profile, s, out_dir, command, log)))
+                sweep.finish(
+                    dataset,
+                    m,
+                    s,
+                    call_task(
+                        run_unit,
+                        dict(
+                            table=table,
+                            model=m,
+                            data=data,
+                            profile=profile,
+                            seed=s,
+                            out_dir=out_dir,
+                            command=command,
+                            log=log,
+                        ),
+                    ),
+                )
         else:
             tasks += _unit_tasks(sweep, data, todo, command, trial_runner(session))
     for task, outcome in session.run(tasks):
@@ -248,8 +265,8 @@ def _unit_tasks(sweep: _Sweep, data: Data, todo: list, command, run_trials) -> l
                     sweep.finish(data.name, m, s, failure)
     for m, s in todo:
         if m in searches:
-            args = (table, m, data, profile, s, searches[m], command)
-            tasks.append(Task((data.name, m, s), unit_task, args, gpu=table.models[m].kind == "eadct"))
+            unit = dict(table=table, model=m, data=data, profile=profile, seed=s, search=searches[m], command=command)
+            tasks.append(Task((data.name, m, s), unit_task, unit, gpu=table.models[m].kind == "eadct"))
     return tasks
 
 

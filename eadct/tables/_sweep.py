@@ -24,8 +24,8 @@ def trial_runner(session: Session):
     of ``session`` and yields each trial as it finishes (see :func:`eadct.tables._search.run_search`)."""
 
     def run_trials(spec, data, profile, split, jobs):
-        args = (spec, data.task, data.name, profile)
-        tasks = [Task((job["rung"], job["candidate"]), _remote_trial, (*args, job, split), gpu=True) for job in jobs]
+        common = dict(spec=spec, task=data.task, name=data.name, profile=profile, split=split)
+        tasks = [Task((job["rung"], job["candidate"]), _remote_trial, {**common, "job": job}, gpu=True) for job in jobs]
         for task, trial in session.run(tasks):
             if isinstance(trial, Failure):
                 raise RuntimeError(f"search trial {task.key} failed: {trial.describe()}")
