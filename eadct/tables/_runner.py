@@ -201,8 +201,9 @@ def run_table(
     return sweep.counts
 
 
-def _run_datasets(sweep: _Sweep, session: Session, datasets, models, seeds, data_dirs, download, command,
-                  search_only=False) -> None:  # fmt: skip
+def _run_datasets(
+    sweep: _Sweep, session: Session, datasets, models, seeds, data_dirs, download, command, search_only=False
+) -> None:
     """Load each dataset once and run its missing units: in order in this process ("none"), or as tasks of
     ``session`` submitted together once every dataset's searches are done; only the searches if ``search_only``."""
     table, profile, out_dir, log, tasks = sweep.table, sweep.profile, sweep.out_dir, sweep.log, []
@@ -291,8 +292,10 @@ class _Sweep:
         self.counts["missing_data"] += len(todo)
         self.k += len(todo)
         where = list(data_dirs) or "the default places"
-        self.log(f"{self.table.name}/{self.profile.name} {dataset}: not found in {where}; {len(todo)} unit(s) "
-                 "missing (pass --data-dir or --download)")  # fmt: skip
+        self.log(
+            f"{self.table.name}/{self.profile.name} {dataset}: not found in {where}; {len(todo)} unit(s) "
+            "missing (pass --data-dir or --download)"
+        )
 
     def finish(self, dataset, model, seed, outcome) -> None:
         """Count and log a unit; a :class:`Failure` is written to ``seed<k>.error.json`` (a success removes it)."""
@@ -301,8 +304,9 @@ class _Sweep:
         head = f"[{self.k}/{self.total}] {self.table.name}/{self.profile.name} {dataset} {model} seed {seed}"
         if isinstance(outcome, Failure):
             self.counts["failed"] += 1
-            atomic_write_json(error_path, {"error": outcome.error, "message": outcome.message,
-                                           "traceback": outcome.traceback})  # fmt: skip
+            atomic_write_json(
+                error_path, {"error": outcome.error, "message": outcome.message, "traceback": outcome.traceback}
+            )
             self.log(f"{head}: FAILED, {outcome.describe()} (recorded in {error_path})")
         else:
             self.counts["run"] += 1
