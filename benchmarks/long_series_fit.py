@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from eadct import EADCTClassifier
+from eadct.estimators import nest
 from eadct.datasets import load_dataset
 
 
@@ -32,6 +33,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     params = {"memory_guard": "auto", "max_epochs": 30, "pretrain_epochs": 10, "random_state": 0}
     params.update({k: json.loads(v) for k, v in (p.split("=", 1) for p in args.param)})
+    params = nest(EADCTClassifier, params)  # --param takes a field of options by its name too
 
     X, y = load_dataset(args.dataset, "train", args.data_dir)
     Xt, yt = load_dataset(args.dataset, "test", args.data_dir)

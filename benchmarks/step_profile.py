@@ -38,7 +38,9 @@ def default_network(task: str, X: np.ndarray, threads: int) -> torch.nn.Module:
         y = np.arange(len(X)) % 4
     else:
         # without the choice of input_differences="auto" (two more fits): the network as the fit without it builds it
-        est = EADCTRegressor(max_epochs=1, pretrain_epochs=0, random_state=0, n_jobs=threads, input_differences=False)
+        est = EADCTRegressor(
+            max_epochs=1, pretrain_epochs=0, random_state=0, n_jobs=threads, options={"input_differences": False}
+        )
         y = rng.normal(size=len(X))
     return est.fit(X, y).network_, est.batch_size
 
