@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from eadct import EADCTClassifier
-from eadct.estimators import nest
 from eadct.datasets import load_dataset
+from eadct.estimators import nest
 
 
 def main(argv=None) -> None:
