@@ -40,10 +40,10 @@ def make_panel(n=30, channels=3, length=24, n_classes=3, seed=0):
 
 
 def saved_without(model, *names):
-    """``model`` as a version without the parameters ``names`` saved it: loaded from its pickled state as the
-    versions before ``options`` wrote it (every setting flat: the fields of ``options`` in effect beside the
-    parameters), with the entries ``names`` (parameters, fields or fitted attributes) removed (the estimators
-    upgrade such states, ``_persistence``)."""
+    """``model`` as an older version saved it: its pickled state as the versions before ``options`` wrote it (every
+    setting flat: the fields of ``options`` in effect beside the parameters), without the entries ``names``
+    (parameters, option fields or fitted attributes that came later; each must be one of them), loaded as the
+    estimators upgrade such states (``_persistence``)."""
     state = model.__getstate__()
     state.pop("options")
     state.update({k.removeprefix("options__"): v for k, v in model.get_params().items() if "__" in k})
@@ -66,32 +66,25 @@ def check_option_fit(cls, base: dict, option: dict, X, labels) -> None:
     assert not np.array_equal(getattr(cls(**base).fit(X, labels), method)(X), out)
 
 
-def check_checked_and_old_models_load(base: dict, option: str, bad, strip) -> None:
-    """``option=bad`` is refused with a ValueError that names it; a classifier saved before ``option`` existed (its
-    entry removed from the pickled state, and ``strip(layer)`` deleting what each encoder layer gained with it) loads
-    with the option's default and predicts exactly as it did."""
-    X, y = make_panel(n=16)
-    key = f"options__{option}" if option in EADCTClassifier._option_names else option
-    with pytest.raises(ValueError, match=f"{option} must be"):
-        EADCTClassifier(**base).set_params(**{key: bad}).fit(X, y)
-    clf = EADCTClassifier(**base).fit(X, y)
-    old = saved_without(clf, option)
-    for layer in old.network_.encoder.layers:
-        strip(layer)  # a network pickled before the attribute existed
-    assert old.get_params()[key] == EADCTClassifier().get_params()[key]
-    np.testing.assert_array_equal(old.predict_proba(X), clf.predict_proba(X))
+def killed_then_resumed(cls, params, X, y, tmp_path, monkeypatch):
+    """``cls(**params)`` fitted with a checkpoint, killed in its 4th epoch (pretraining epoch 1, fine-tuning epochs
+    1-2, then killed in epoch 3), then fitted again with the same checkpoint: the resumed estimator."""
+    from eadct.training import loop
 
+    path = tmp_path / "fit.pt"
+    calls, original = [], loop._train_epoch
 
-def check_resumes_exactly(option: dict, tmp_path, monkeypatch) -> None:
-    """A classifier with ``option`` fitted with a checkpoint, killed in its 4th epoch and fitted again, predicts
-    exactly as an uninterrupted fit."""
-    from test_accuracy_options import _killed_then_resumed
+    def dying(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
 
-    X, y = make_panel(n=20)
-    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, **option}
-    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
-    resumed = _killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
-    np.testing.assert_array_equal(resumed, whole)
+    monkeypatch.setattr(loop, "_train_epoch", dying)
+    with pytest.raises(KeyboardInterrupt):
+        cls(**params, checkpoint_path=str(path)).fit(X, y)
+    monkeypatch.undo()
+    return cls(**params, checkpoint_path=str(path)).fit(X, y)
 
 
 def make_unequal(n=24, channels=2, lengths=(8, 20), seed=0):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
-from conftest import TINY, make_panel, make_unequal
+from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
 from sklearn.linear_model import Ridge, RidgeCV
-from test_accuracy_options import _saved_before
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, paper_configuration
 from eadct.estimators import _treatment
@@ -106,7 +105,7 @@ def test_ridge_head_is_the_regressors_default_but_not_the_papers():
 def test_models_saved_before_head_refit_load_without_it():
     X, y = _data()
     reg = EADCTRegressor(**FAST, options={"head_refit": None}).fit(X, y)  # as an earlier version fitted it
-    old = _saved_before(reg, "head_refit")
+    old = saved_without(reg, "head_refit")
     assert old.get_params()["options__head_refit"] is None
     np.testing.assert_array_equal(old.predict(X), reg.predict(X))
 

@@ -7,9 +7,8 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import TINY, make_panel, make_unequal
+from conftest import TINY, make_panel, make_unequal, saved_without
 from sklearn.base import clone
-from test_accuracy_options import _saved_before
 
 from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 from eadct.estimators import spread_threshold
@@ -114,7 +113,7 @@ def test_wide_scales_is_checked_auto_in_the_classifier_only_round_trips_and_load
     eadct.save(clf, tmp_path / "model.safetensors")
     np.testing.assert_array_equal(eadct.load(tmp_path / "model.safetensors").predict_proba(X), clf.predict_proba(X))
     fitted = EADCTClassifier(**FAST, options={"wide_scales": False}).fit(X, y)
-    old = _saved_before(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
+    old = saved_without(fitted, "wide_scales", "wide_scale_channels_")  # saved before the option
     assert old.get_params()["options__wide_scales"] is False
     np.testing.assert_array_equal(old.predict_proba(X), fitted.predict_proba(X))
 

@@ -1,5 +1,6 @@
-"""The step cap of a training stage (``StageSettings.max_steps``, :meth:`StageSettings.capped`) with weight
-averaging (``average_epochs``): the epochs it leaves, the fit it gives, resuming it; docs/training.md."""
+"""Weight averaging (``average_epochs``: the mean of the last epochs' weights) and the step cap of a training stage
+(``max_steps``, :meth:`StageSettings.capped`): the epochs the cap leaves, the fits they give, resuming them after a
+kill; docs/training.md."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from conftest import TINY, make_panel, make_unequal
+from conftest import TINY, killed_then_resumed, make_panel, make_unequal
 from sklearn.base import clone
 
-from eadct import EADCTClassifier, EADCTRepresentation
+from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation
 from eadct.networks import ClassificationHead, EADCTEncoder, EncoderConfig, SeriesNetwork
 from eadct.training import Checkpointer, SeriesTensors, StageSettings, train_two_stage
 
@@ -59,9 +60,17 @@ def _fit(pretrain: StageSettings | None, finetune: StageSettings | None, checkpo
     net, data = _network_and_data()
     history = []
     task = "classification" if finetune is not None else None
-    train_two_stage(net, task=task, pretrain_data=(data, None), finetune_data=(data, None),
-                    pretrain_settings=pretrain, finetune_settings=finetune, generator=torch.Generator().manual_seed(1),
-                    history=history, checkpointer=checkpointer)  # fmt: skip
+    train_two_stage(
+        net,
+        task=task,
+        pretrain_data=(data, None),
+        finetune_data=(data, None),
+        pretrain_settings=pretrain,
+        finetune_settings=finetune,
+        generator=torch.Generator().manual_seed(1),
+        history=history,
+        checkpointer=checkpointer,
+    )
     return net.state_dict(), [(r["stage"], r["epoch"]) for r in history]
 
 
@@ -111,6 +120,59 @@ def test_a_capped_averaged_stage_resumes_exactly_after_a_kill(tmp_path, monkeypa
     resumed, epochs = _fit(*settings, Checkpointer(path, "fit"))
     assert epochs == [("pretrain", 1), ("finetune", 1), ("finetune", 2), ("finetune", 3)]
     _assert_same_state(resumed, whole)
+
+
+# ---------------------------------------------------------------- the estimators' average_epochs
+
+
+def _snapshots_per_epoch(monkeypatch):
+    """Record the network's state after every fine-tuning epoch (what the averaging must use)."""
+    from eadct.training import loop
+
+    seen = []
+    original = loop._Progress.update
+
+    def update(self, key, network, epoch):
+        seen.append({k: v.detach().clone() for k, v in network.state_dict().items()})
+        return original(self, key, network, epoch)
+
+    monkeypatch.setattr(loop._Progress, "update", update)
+    return seen
+
+
+def test_average_epochs_keeps_the_mean_of_the_last_epochs(monkeypatch):
+    X, y = make_panel(n=20)
+    seen = _snapshots_per_epoch(monkeypatch)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 0, "n_iter_no_change": 1, "options": {"average_epochs": 3}}
+    clf = EADCTClassifier(**params).fit(X, y)
+    # every epoch ran (no early stopping at patience 1), and the weights are the mean of epochs 2-4
+    assert [r["epoch"] for r in clf.history_ if r["stage"] == "finetune"] == [1, 2, 3, 4]
+    state = clf.network_.state_dict()
+    for key, value in state.items():
+        if value.is_floating_point():
+            expected = torch.stack([s[key].double() for s in seen[1:]]).mean(0).to(value.dtype)
+            torch.testing.assert_close(value, expected)
+        else:
+            torch.testing.assert_close(value, seen[-1][key])
+    monkeypatch.undo()
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), proba)  # deterministic
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    assert clone(clf).get_params()["options__average_epochs"] == 3
+    reg = EADCTRegressor(**FAST, options={"average_epochs": 2}).fit(X, np.arange(20.0))
+    assert np.isfinite(reg.predict(X)).all()
+    with pytest.raises(ValueError, match="average_epochs must be None or a positive int"):
+        EADCTClassifier(**FAST, options={"average_epochs": 0}).fit(X, y)
+
+
+def test_average_epochs_resumes_exactly_after_a_kill(tmp_path, monkeypatch):
+    """A fit killed inside the averaged tail and started again ends with the weights of an uninterrupted one."""
+
+    X, y = make_panel(n=20)
+    params = {**TINY, "max_epochs": 4, "pretrain_epochs": 1, "options": {"average_epochs": 3}, "random_state": 0}
+    whole = EADCTClassifier(**params).fit(X, y).predict_proba(X)
+    resumed = killed_then_resumed(EADCTClassifier, params, X, y, tmp_path, monkeypatch).predict_proba(X)
+    np.testing.assert_array_equal(resumed, whole)
 
 
 # ---------------------------------------------------------------- the estimators' max_steps
