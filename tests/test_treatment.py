@@ -75,8 +75,10 @@ def test_proxy_loo_is_kernel_ridge_refitted_without_each_series():
     Fs, ys = (F - F.mean(0)) / F.std(0), (y - y.mean()) / y.std()
     brute = []
     for alpha in _proxy.ALPHAS:
-        errors = [KernelRidge(alpha=alpha, kernel="rbf", gamma=1 / 4).fit(np.delete(Fs, i, 0), np.delete(ys, i))
-                  .predict(Fs[i : i + 1])[0] - ys[i] for i in range(20)]  # fmt: skip
+        errors = []
+        for i in range(20):
+            ridge = KernelRidge(alpha=alpha, kernel="rbf", gamma=1 / 4).fit(np.delete(Fs, i, 0), np.delete(ys, i))
+            errors.append(ridge.predict(Fs[i : i + 1])[0] - ys[i])
         brute.append(np.sqrt(np.mean(np.square(errors))))
     assert np.isclose(_proxy.loo_rmse(F, y), min(brute), rtol=1e-8)
 
@@ -228,9 +230,14 @@ def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monk
 
 @pytest.mark.parametrize(
     "ratio, judge, network_fits, chosen",
-    [(0.79, "proxy", 0, True), (0.8, "network", 2, None), (0.969, "network", 2, None), (0.97, "proxy", 0, False),
-     (1.2, "proxy", 0, False)],
-)  # fmt: skip
+    [
+        (0.79, "proxy", 0, True),
+        (0.8, "network", 2, None),
+        (0.969, "network", 2, None),
+        (0.97, "proxy", 0, False),
+        (1.2, "proxy", 0, False),
+    ],
+)
 def test_the_network_chooses_only_where_the_proxy_sees_some_gain(data, monkeypatch, ratio, judge, network_fits, chosen):
     """Below PROXY_MARGIN the proxy takes the differences; in [PROXY_MARGIN, NETWORK_BELOW) the network chooses; at
     NETWORK_BELOW or above the proxy sees no gain and the defaults' treatment is fitted at once, exactly
