@@ -26,7 +26,7 @@ TEST_PARAMS = (
         batch_size=16,
         device="cpu",
         random_state=0,
-    ),  # fmt: skip
+    ),
     dict(
         architecture="transformer",
         d_model=8,
@@ -40,7 +40,7 @@ TEST_PARAMS = (
         device="cpu",
         random_state=1,
         missing_values="interpolate",
-    ),  # fmt: skip
+    ),
 )
 
 

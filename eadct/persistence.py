@@ -234,8 +234,10 @@ def _encode(value, tensors: dict, where: str):
     if isinstance(value, dict):
         if all(isinstance(k, str) and not k.startswith("__") for k in value):
             return {k: _encode(v, tensors, f"{where}.{k}") for k, v in value.items()}
-        items = [[_encode(k, tensors, f"{where}.k{i}"), _encode(v, tensors, f"{where}.v{i}")]
-                 for i, (k, v) in enumerate(value.items())]  # fmt: skip
+        items = [
+            [_encode(k, tensors, f"{where}.k{i}"), _encode(v, tensors, f"{where}.v{i}")]
+            for i, (k, v) in enumerate(value.items())
+        ]
         return {"__items__": items}
     if isinstance(value, torch.dtype):
         return {"__torch_dtype__": str(value).removeprefix("torch.")}

@@ -235,8 +235,11 @@ def _results_table(results, score: str) -> dict:
     columns = {}
     for key, values in dict(results).items():
         name = key[len("param_") :] if key.startswith("param_") else key
-        columns[name] = np.ma.filled(np.ma.asarray(values, dtype=object), None) if np.ma.isMaskedArray(values) \
-            else np.asarray(values, dtype=object)  # fmt: skip
+        columns[name] = (
+            np.ma.filled(np.ma.asarray(values, dtype=object), None)
+            if np.ma.isMaskedArray(values)
+            else np.asarray(values, dtype=object)
+        )
     if score not in columns:
         raise ValueError(f"results have no column {score!r}; columns: {sorted(columns)}.")
     return columns

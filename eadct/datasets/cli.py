@@ -50,8 +50,10 @@ def cmd_check(args) -> int:
     names = args.names or list(REGISTRY)
     unknown = [n for n in names if get_info(n) is None]
     if unknown:
-        print(f"eadct-datasets: error: unknown dataset(s) {unknown}; `eadct-datasets list` shows the registry.",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"eadct-datasets: error: unknown dataset(s) {unknown}; `eadct-datasets list` shows the registry.",
+            file=sys.stderr,
+        )
         return 2
     missing_dirs = [d for d in args.data_dir if not Path(d).is_dir()]
     if missing_dirs:

@@ -95,8 +95,9 @@ class InspectsNetwork:
         encoder.eval()
         try:
             with torch.no_grad(), TorchThreads(getattr(self, "n_jobs", None)):
-                return [self._series_maps(encoder, values[i, :n], chosen, kind, device)
-                        for i, n in enumerate(panel.lengths)]  # fmt: skip
+                return [
+                    self._series_maps(encoder, values[i, :n], chosen, kind, device) for i, n in enumerate(panel.lengths)
+                ]
         finally:
             encoder.train(was_training)
 

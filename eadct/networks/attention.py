@@ -9,8 +9,15 @@ from torch import nn
 from ..runtime import keeps_freed_memory
 from .maps import MapSettings, evolve_maps, map_block, map_dropout
 
-__all__ = ["EvolvingAttention", "MapSettings", "auto_blocks", "chunked_map_path", "evolve_maps", "map_block",
-           "map_dropout"]  # fmt: skip
+__all__ = [
+    "EvolvingAttention",
+    "MapSettings",
+    "auto_blocks",
+    "chunked_map_path",
+    "evolve_maps",
+    "map_block",
+    "map_dropout",
+]
 
 
 class EvolvingAttention(nn.Module):

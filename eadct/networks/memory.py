@@ -230,8 +230,18 @@ def plan_training_memory(
     return MemoryPlan({}, need, free_bytes, tuple(options), message)
 
 
-def out_of_memory_message(config, training_bytes, *, batch_size: int, n_train: int, length: int, device,
-                          keeps_freed: bool, bytes_per_value: int = 4, owner: str = "eadct") -> str:  # fmt: skip
+def out_of_memory_message(
+    config,
+    training_bytes,
+    *,
+    batch_size: int,
+    n_train: int,
+    length: int,
+    device,
+    keeps_freed: bool,
+    bytes_per_value: int = 4,
+    owner: str = "eadct",
+) -> str:
     """The memory guard's message for an out-of-memory error that happened although the estimate fitted
     (other processes took memory, or the estimate is low for this GPU): settings that need at most half of
     the estimate for the given ones. Arguments as for :func:`plan_training_memory`."""

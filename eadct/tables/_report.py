@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _hyperparameters as hyperparameters
 from . import _sensitivity as sensitivity
 from ._config import TableConfig
 from ._figures import draw_figures
@@ -184,9 +185,14 @@ def _check_replace(md_path: Path, n_units: int, where: str, force: bool) -> None
 
 
 def build_report(
-    table: TableConfig, profile: str, out_dir, report_dir, note: str | None = None, figure: bool = True,
+    table: TableConfig,
+    profile: str,
+    out_dir,
+    report_dir,
+    note: str | None = None,
+    figure: bool = True,
     force: bool = False,
-):  # fmt: skip
+):
     """Write ``<report_dir>/<table>_<profile>.md`` (and figures); returns the paths written.
 
     No results at all, or fewer than an existing report holds, is :class:`ReportNotReplaced` (nothing is
@@ -201,19 +207,7 @@ def build_report(
     published = read_published(table.published)
     stats, task_of = _statistics(table, results)
     report_dir.mkdir(parents=True, exist_ok=True)
-    md = [f"# {table.title} ({profile} profile)", ""]
-    if note:
-        md += [note.strip(), ""]
-    md += [
-        f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
-        "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
-        "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
-        "did not reach it).",
-        "",
-        _UNITS_LINE.format(n=n_units),
-        "",
-    ]
-    md += _provenance_lines(results)
+    md = _opening_lines(table, profile, note, n_units) + _provenance_lines(results)
     for task in ("classification", "regression"):
         datasets = [d for d in table.datasets if task_of[d] == task]
         if datasets:
@@ -221,8 +215,11 @@ def build_report(
             if task == "classification":
                 md += _log_loss_lines(table, datasets, stats, results)
             if table.compare:
-                md += [f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
-                       "tables.md, section The report):", ""]  # fmt: skip
+                md += [
+                    f"Paired comparisons ({'accuracy' if task == 'classification' else 'relative RMSE'}; "
+                    "tables.md, section The report):",
+                    "",
+                ]
                 md += paired_lines(list(table.models), list(table.compare), results, datasets, task) + [""]
     if table.representations:
         md += report_lines(table, results, [d for d in table.datasets if task_of[d] == "classification"])
@@ -232,7 +229,7 @@ def build_report(
     if lines:
         header = ["## Targets", "", "| target | dataset | measured (mean over seeds) | status |", "|---|---|---|---|"]
         md += header + lines + [""]
-    md += _hyperparameter_lines(results)
+    md += hyperparameters.report_lines(results)
     paths = [md_path]
     if figure and stats:
         links, pngs = draw_figures(table, profile, out_dir, results, stats, published, task_of, report_dir)
@@ -240,6 +237,24 @@ def build_report(
         paths += pngs
     md_path.write_text("\n".join(md) + "\n")
     return paths
+
+
+def _opening_lines(table: TableConfig, profile: str, note: str | None, n_units: int) -> list[str]:
+    """The title (the figures' links go right below it), the caller's note, how to read a cell, and the count of
+    unit results that :func:`_check_replace` reads back."""
+    prof = table.profile(profile)
+    md = [f"# {table.title} ({profile} profile)", ""]
+    if note:
+        md += [note.strip(), ""]
+    return md + [
+        f"Profile `{profile}`: {prof.description}. Seeds {list(prof.seeds)}; cells are our test score, mean +- "
+        "sample std over the seeds that finished (their number in brackets when fewer; one seed has no std), "
+        "with the published value in parentheses. `missing` = not run here (dataset not on disk, or the sweep "
+        "did not reach it).",
+        "",
+        _UNITS_LINE.format(n=n_units),
+        "",
+    ]
 
 
 def _statistics(table: TableConfig, results: dict) -> tuple[dict, dict]:
@@ -324,9 +339,13 @@ def _log_loss_lines(table: TableConfig, datasets: list, stats: dict, results: di
     shown = [m for m in table.models if any("log_loss" in stats.get((m, d), {}) for d in datasets)]
     if not shown:
         return []
-    md = ["TEST log-loss (lower is better: the probabilities' calibration, which accuracy does not see), mean +- "
-          "sample std over the seeds; `-` where a unit did not record it:", "",
-          "| dataset | " + " | ".join(shown) + " |", "|" + "---|" * (len(shown) + 1)]  # fmt: skip
+    md = [
+        "TEST log-loss (lower is better: the probabilities' calibration, which accuracy does not see), mean +- "
+        "sample std over the seeds; `-` where a unit did not record it:",
+        "",
+        "| dataset | " + " | ".join(shown) + " |",
+        "|" + "---|" * (len(shown) + 1),
+    ]
     for d in datasets:
         cells = []
         for m in shown:
@@ -336,8 +355,11 @@ def _log_loss_lines(table: TableConfig, datasets: list, stats: dict, results: di
     compared = [m for m in table.compare if m in shown]
     if not compared or len(shown) < 2:
         return md + [""]
-    losses = {key: [{**r, "value": r["log_loss"]} for r in runs] for key, runs in results.items()
-              if key[0] in shown and "log_loss" in stats.get(key, {})}  # fmt: skip
+    losses = {
+        key: [{**r, "value": r["log_loss"]} for r in runs]
+        for key, runs in results.items()
+        if key[0] in shown and "log_loss" in stats.get(key, {})
+    }
     md += ["", "Paired comparisons of the TEST log-loss (relative differences and ratios, as for RMSE):", ""]
     return md + paired_lines(shown, compared, losses, datasets, "regression") + [""]
 
@@ -362,8 +384,11 @@ def _summary_lines(models, datasets, stats, published, metric: str, tail: str) -
     pub_complete = [d for d in complete if all(m in published.get(d, {}) for m in ranked)]
     paper = summary({(m, d): published[d][m] for d in pub_complete for m in ranked}, ranked, pub_complete, hib)
     md = []
-    labels = (("**avg rank** (ours; paper on the same sets)", "rank"), (f"**avg {metric}**", "mean"),
-              ("**avg relative difference, Eq. 12**", "reldiff"))  # fmt: skip
+    labels = (
+        ("**avg rank** (ours; paper on the same sets)", "rank"),
+        (f"**avg {metric}**", "mean"),
+        ("**avg relative difference, Eq. 12**", "reldiff"),
+    )
     for label, key in labels if ours else ():
         row = [label]
         for m in models:
@@ -396,31 +421,4 @@ def _parameter_lines(table: TableConfig, models, datasets, stats) -> list[str]:
             pp_s = f" ({pp:.1f} M)" if pp is not None else ""
             row.append("missing" + pp_s if s is None else f"{s['params'] / 1e6:.2f} M{pp_s}, {s['fit_s']:.0f} s")
         md.append("| " + " | ".join(row) + " |")
-    return md + [""]
-
-
-_SHOWN_HYPERPARAMETERS = ("architecture", "d_model", "n_blocks", "alpha", "beta", "attention_ratio",
-                          "attention_kernel_size", "attention_downsample", "head_alpha",
-                          "head_input_parts", "head_input_weight", "input_differences_chosen",
-                          "input_differences_decided_by", "wide_scale_channels")  # fmt: skip
-
-
-def _did_nothing(name: str, value) -> bool:
-    """An option that did nothing (the regressor's ``head_input_parts=None``, ``wide_scales="auto"`` on no channel):
-    not worth a word on each line."""
-    return (name == "head_input_parts" and value is None) or (name == "wide_scale_channels" and not value)
-
-
-def _hyperparameter_lines(results: dict) -> list[str]:
-    md = [
-        "## Chosen hyperparameters (seed 0 refit)",
-        "",
-        "| model | dataset | search | hyperparameters |",
-        "|---|---|---|---|",
-    ]
-    for (m, d), runs in results.items():
-        h = runs[0]["hyperparameters"]
-        shown = ", ".join(f"{k}={h[k]}" for k in _SHOWN_HYPERPARAMETERS if k in h and not _did_nothing(k, h[k]))
-        shown = shown or ", ".join(f"{k}={v}" for k, v in h.items())
-        md.append(f"| {m} | {d} | {runs[0]['search'].get('method', '')} | {shown} |")
     return md + [""]

@@ -132,15 +132,20 @@ def _halving(table, model, data: Data, profile: Profile, cands: list[dict], fold
     for rung, (n_alive, epochs) in enumerate(rungs(profile, len(cands))):
         alive = alive[:n_alive]
         ckpt = folder / "ckpt"
-        jobs = [dict(rung=rung, candidate=c, epochs=epochs, params=cands[c], ckpt=ckpt / f"search_r{rung}_c{c}.pt")
-                for c in alive if (rung, c) not in done]  # fmt: skip
+        jobs = [
+            dict(rung=rung, candidate=c, epochs=epochs, params=cands[c], ckpt=ckpt / f"search_r{rung}_c{c}.pt")
+            for c in alive
+            if (rung, c) not in done
+        ]
         for trial in run_trials(table.models[model], data, profile, split, jobs):
             append_jsonl(trials_path, trial)
             done[(trial["rung"], trial["candidate"])] = trial
             loss = trial.get("valid_loss")
             loss = "n/a" if loss is None else f"{loss:.4f}"
-            log(f"    search {model} {data.name} rung {rung} candidate {trial['candidate']}: {trial['score']:.4f}, "
-                f"loss {loss} ({trial['time_s']} s)")  # fmt: skip
+            log(
+                f"    search {model} {data.name} rung {rung} candidate {trial['candidate']}: {trial['score']:.4f}, "
+                f"loss {loss} ({trial['time_s']} s)"
+            )
         alive = sorted(alive, key=rank_key([done[(rung, c)] for c in alive], sign))
     trials = sorted(read_jsonl(trials_path), key=lambda t: (t["rung"], t["candidate"]))
     return {

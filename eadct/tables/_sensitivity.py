@@ -36,8 +36,10 @@ def grid_models(grid: dict | None, where: str) -> tuple[dict, tuple]:
     for values in itertools.product(*(grid[k] for k in names)):
         point = dict(zip(names, values, strict=True))
         name = " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in point.items())
-        models[name] = {"architecture": grid.get("architecture", "ea-dc-transformer"),
-                        "params": {**grid.get("params", {}), **point}}  # fmt: skip
+        models[name] = {
+            "architecture": grid.get("architecture", "ea-dc-transformer"),
+            "params": {**grid.get("params", {}), **point},
+        }
     return models, names
 
 
@@ -51,9 +53,16 @@ def _points(table, results: dict, dataset: str) -> list[dict]:
         spec = table.models[model].params
         valid = [r["valid_score"] for r in runs if r.get("valid_score") is not None]
         tests = [r["value"] for r in runs]
-        points.append({**{p: spec[p] for p in table.sensitivity}, "model": model, "test": float(np.mean(tests)),
-                       "test_std": float(np.std(tests, ddof=1)) if len(tests) > 1 else None, "n": len(runs),
-                       "valid": float(np.mean(valid)) if valid else None})  # fmt: skip
+        points.append(
+            {
+                **{p: spec[p] for p in table.sensitivity},
+                "model": model,
+                "test": float(np.mean(tests)),
+                "test_std": float(np.std(tests, ddof=1)) if len(tests) > 1 else None,
+                "n": len(runs),
+                "valid": float(np.mean(valid)) if valid else None,
+            }
+        )
     return points
 
 

@@ -142,8 +142,7 @@ def run_stage(
     progress = _Progress() if resume is None else _resume(resume, network, optimizer, generator, history)
     patience = settings.n_iter_no_change if not settings.average_epochs else None
     first_averaged = settings.max_epochs - (settings.average_epochs or 0)
-    epochs = tqdm(range(progress.epoch, settings.max_epochs), desc=name, disable=not settings.verbose,
-                  initial=progress.epoch, total=settings.max_epochs, leave=True)  # fmt: skip
+    epochs = _epoch_bar(name, progress, settings)
     diverged = None
     for epoch in epochs:
         if patience is not None and progress.bad_epochs >= patience:
@@ -164,14 +163,43 @@ def run_stage(
         if settings.verbose:
             epochs.set_postfix({k: f"{v:.4g}" for k, v in record.items() if isinstance(v, float)})
         if checkpointer is not None:
-            checkpointer.save({"stage": name, "stage_done": False, **progress.state(), "network": _snapshot(network),
-                               "optimizer": optimizer.state_dict(), "history": list(history),
-                               "rng": rng_state(generator)})  # fmt: skip
+            _save_epoch(checkpointer, name, progress, network, optimizer, history, generator)
     epochs.close()
     _keep(network, progress, settings, train, diverged, outputs, history)
     if checkpointer is not None:
         done = {"stage": name, "stage_done": True, "network": _snapshot(network), "history": list(history)}
         checkpointer.save({**done, "rng": rng_state(generator)})
+
+
+def _epoch_bar(name: str, progress: _Progress, settings: StageSettings) -> tqdm:
+    """The stage's remaining epochs, as a tqdm bar named ``name`` shown when ``settings.verbose`` (a resumed stage's
+    bar starts at the epoch it resumes)."""
+    return tqdm(
+        range(progress.epoch, settings.max_epochs),
+        desc=name,
+        disable=not settings.verbose,
+        initial=progress.epoch,
+        total=settings.max_epochs,
+        leave=True,
+    )
+
+
+def _save_epoch(
+    checkpointer: Checkpointer, name: str, progress: _Progress, network, optimizer, history, generator
+) -> None:
+    """The checkpoint after an epoch of stage ``name``: all that :func:`_resume` needs to go on exactly as an
+    uninterrupted run would (progress, weights, optimizer, history, random states)."""
+    checkpointer.save(
+        {
+            "stage": name,
+            "stage_done": False,
+            **progress.state(),
+            "network": _snapshot(network),
+            "optimizer": optimizer.state_dict(),
+            "history": list(history),
+            "rng": rng_state(generator),
+        }
+    )
 
 
 def _select(network: nn.Module, progress: _Progress, record: dict, evaluate, valid, settings) -> None:
@@ -299,8 +327,10 @@ class _Progress:
         if not self.averaged:
             return None
         like = network.state_dict()
-        return {k: (v / self.averaged).to(like[k].dtype) if v.is_floating_point() else v
-                for k, v in self.average_sum.items()}  # fmt: skip
+        return {
+            k: (v / self.averaged).to(like[k].dtype) if v.is_floating_point() else v
+            for k, v in self.average_sum.items()
+        }
 
     def state(self) -> dict:
         return {

@@ -66,8 +66,18 @@ def pretrain(
         return predict_outputs(net, data, settings.batch_size, "represent", settings.autocast_dtype)
 
     stage = dict(name="pretrain", parameters=_pretrained(network), step_loss=step_loss, evaluate=evaluate)
-    run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
-              history=history, checkpointer=checkpointer, resume=resume, outputs=outputs)  # fmt: skip
+    run_stage(
+        network,
+        **stage,
+        train=train,
+        valid=valid,
+        settings=settings,
+        generator=generator,
+        history=history,
+        checkpointer=checkpointer,
+        resume=resume,
+        outputs=outputs,
+    )
 
 
 def _pretrained(network) -> list:
@@ -90,8 +100,11 @@ def _finetuned(network) -> list:
     """The parameters fine-tuning trains: the encoder's, the pooling's where it learns any (``network.pooler``) and
     the task head's."""
     pooler = getattr(network, "pooler", None)
-    return [*network.encoder.parameters(), *(pooler.parameters() if pooler is not None else ()),
-            *network.task_head.parameters()]  # fmt: skip
+    return [
+        *network.encoder.parameters(),
+        *(pooler.parameters() if pooler is not None else ()),
+        *network.task_head.parameters(),
+    ]
 
 
 def finetune(
@@ -140,8 +153,18 @@ def finetune(
         return predict_outputs(net, data, settings.batch_size, autocast_dtype=settings.autocast_dtype)
 
     stage = dict(name="finetune", parameters=_finetuned(network), step_loss=step_loss, evaluate=evaluate)
-    run_stage(network, **stage, train=train, valid=valid, settings=settings, generator=generator,
-              history=history, checkpointer=checkpointer, resume=resume, outputs=outputs)  # fmt: skip
+    run_stage(
+        network,
+        **stage,
+        train=train,
+        valid=valid,
+        settings=settings,
+        generator=generator,
+        history=history,
+        checkpointer=checkpointer,
+        resume=resume,
+        outputs=outputs,
+    )
 
 
 @torch.no_grad()
