@@ -225,7 +225,8 @@ def plan_training_memory(
         f"{owner}: training would need about {need / GB:.1f} GB (batch {batch}, {length} steps, "
         f"{config.n_heads} heads, {config.n_layers} layers) but {device} has {free_bytes / GB:.1f} GB free. "
         + (f"Settings that would fit: {shown}. " if options else "No setting tried would fit. ")
-        + "Pass one of them, or memory_guard='auto' to pick one, or memory_guard='off' to try anyway."
+        + "Pass one of them (batch_size as a parameter, the others in options, e.g. options={'recompute_attention': "
+        "True}), or options={'memory_guard': 'auto'} to pick one, or options={'memory_guard': 'off'} to try anyway."
     )
     return MemoryPlan({}, need, free_bytes, tuple(options), message)
 
