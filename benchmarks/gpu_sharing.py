@@ -2,7 +2,7 @@
 
 A table's search trials and refits are small networks whose time goes into launching kernels, so one process
 leaves most of a GPU idle; the question is how close N processes come to N times one's throughput, and whether
-MPS, which lets their kernels run together, adds to it (docs/tables.md, "Many small fits on one GPU"). This
+MPS, which lets their kernels run together, adds to it (research/tables-diary.md, "Many small fits on one GPU"). This
 runs N identical fits as N processes that start their fits together (Handwriting-sized random data: 150 series, 3
 channels, 152 steps, 26 classes; d_model 64, 4 blocks, batch 32; a fixed number of epochs, no early stopping), for
 each N, once with plain sharing and once under MPS, and prints a table: the seconds from the first fit's start to

@@ -166,7 +166,7 @@ def rank_key(trials: list[dict], sign: float):
     By score (``sign`` 1 where higher is better), then by validation loss (``valid_loss``: the log-loss of the
     predicted probabilities, or the RMSE), then by candidate index (the defaults are candidate 0). The loss
     breaks the ties that accuracy on a split of a few dozen series makes common: from the third rung on, every
-    candidate of UWaveGestureLibrary's full-profile searches scored 23 of 24 (docs/tables.md). A rung where
+    candidate of UWaveGestureLibrary's full-profile searches scored 23 of 24 (research/tables-diary.md). A rung where
     some trial has no loss (recorded before 2026-11-27) is ordered by score and index only, as then.
     """
     by_candidate = {t["candidate"]: t for t in trials}
