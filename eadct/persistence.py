@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from . import estimators
-from .estimators import device_here, estimator_from_state, is_device, short_text
+from .estimators import device_here, estimator_from_state, is_device, short_text, stray_state
 from .provenance import VERSIONS_KEY, model_versions, warn_if_other_version
 
 __all__ = ["FORMAT_VERSION", "load", "save"]
@@ -63,6 +63,13 @@ def save(estimator, path) -> Path:
     tensors: dict[str, torch.Tensor] = {}
     state = estimator.__getstate__()
     versions = state.pop(VERSIONS_KEY)
+    stray = stray_state(estimator, state)
+    if stray:
+        raise ValueError(
+            f"eadct.save: this {name} has attributes that are neither its parameters nor its fitted state "
+            f"({', '.join(stray[:5])}), which eadct.load would refuse. Delete them (del estimator.{stray[0]}), or "
+            "persist the estimator with pickle."
+        )
     header = {"format": FORMAT_VERSION, "class": name, "versions": versions, "state": _encode(state, tensors, "state")}
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")

@@ -161,3 +161,45 @@ def test_defaults_warn_nothing():
         warnings.simplefilter("error")
         for cls in ESTIMATORS:
             clone(cls()).get_params()
+
+
+def test_an_old_parameter_set_as_an_attribute_or_through_set_params_takes_the_deprecation_path(tmp_path):
+    import eadct
+
+    est = EADCTClassifier()
+    with pytest.warns(FutureWarning, match="now a field of options"):
+        est.n_segments = 2  # fit must not ignore it: it lands in options
+    assert est.options == {"n_segments": 2} and clone(est).get_params()["options__n_segments"] == 2
+    with pytest.warns(FutureWarning, match="drop_path was removed"):
+        est.set_params(drop_path=0)
+    with pytest.raises(TypeError, match="drop_path was removed"):
+        est.set_params(drop_path=0.1)
+    with pytest.raises(TypeError, match="drop_path was removed"):
+        est.drop_path = 0.1
+    with pytest.raises(TypeError, match="unexpected keyword argument 'options__n_segments'"):
+        EADCTClassifier(options__n_segments=2)
+    with pytest.raises(TypeError, match="given twice"):
+        EADCTClassifier(n_segments=2, options={"n_segments": 3})
+    with pytest.raises(ValueError, match="now called recompute_attention"):
+        EADCTClassifier(**TINY, options={"checkpoint_attention": True}).fit(np.zeros((8, 1, 6)), np.repeat([0, 1], 4))
+    est.foo = 1  # an attribute eadct.load would refuse: save says so instead of writing the file
+    with pytest.raises(ValueError, match="neither its parameters nor its fitted state.*foo"):
+        eadct.save(est, tmp_path / "model.safetensors")
+
+
+def test_the_no_op_values_of_removed_parameters_are_of_their_kind_only():
+    from eadct.estimators._options import is_noop
+
+    assert is_noop(np.float64(0.0), 0.0) and is_noop(0, 0.0) and is_noop(np.bool_(False), False)
+    assert not is_noop(np.array([0.0]), 0.0) and not is_noop(0, False) and not is_noop(False, 0.0)
+    assert not is_noop(0, None) and is_noop(None, None) and not is_noop(np.int64(0), False)
+
+
+def test_a_pooling_that_is_not_a_name_and_a_key_given_twice_in_a_file_are_value_errors():
+    from eadct.estimators._loading import _decode_setting
+
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        EADCTClassifier(**TINY, pooling=[1]).fit(np.zeros((8, 1, 6)), np.repeat([0, 1], 4))
+    twice = {"__items__": [["n_segments", 4], ["n_segments", 10**9]]}
+    with pytest.raises(ValueError, match="gives a key twice"):
+        _decode_setting("options", twice, 0, ValueError)

@@ -8,7 +8,7 @@ from ._options import flatten, nest
 from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
-from ._state import is_device
+from ._state import is_device, stray_state
 
 __all__ = [
     "EADCTClassifier",
@@ -30,4 +30,6 @@ __all__ = [
     "estimator_from_state",
     "is_device",
     "short_text",
+    # the writing side's check (eadct.persistence.save)
+    "stray_state",
 ]

@@ -148,6 +148,8 @@ def _decode_setting(name: str, value, depth: int, fail):
     if marker == "__items__" and isinstance(content, list):
         if not all(isinstance(p, list) and len(p) == 2 and is_scalar(p[0]) for p in content):
             raise fail(f"{name} holds a malformed __items__ entry")
+        if len({repr(p[0]) for p in content}) != len(content):
+            raise fail(f"{name} gives a key twice")
         return {k: _decode_setting(name, v, depth + 1, fail) for k, v in content}
     if marker == "__torch_dtype__":
         dtype = {str(d).removeprefix("torch."): d for d, _, _ in _DTYPES.values()}.get(content)

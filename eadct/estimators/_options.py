@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ._params import PARAMS, REMOVED, RENAMED
 from ._warn import warn_user
 
@@ -35,6 +37,7 @@ def check_options(options, owner) -> dict:
     unknown = [k for k in options if k not in owner._option_names]
     if unknown:
         hint = "".join(f" {k} was removed (CHANGELOG.md, 'Removed')." for k in unknown if k in REMOVED)
+        hint += "".join(f" {k} is now called {RENAMED[k]}." for k in unknown if k in RENAMED)
         raise ValueError(
             f"{owner.__name__}: options has no field {', '.join(map(repr, unknown))}.{hint} Its fields are "
             f"{list(owner._option_names)}."
@@ -76,7 +79,10 @@ def split_nested(owner, params: dict) -> tuple[dict, dict]:
     names of option fields (a FutureWarning each), become fields; ``options`` itself stays flat."""
     flat, nested = {}, {}
     for key, value in params.items():
-        name = RENAMED.get(key.removeprefix(PREFIX), key.removeprefix(PREFIX))
+        if key in REMOVED and key not in owner._get_param_names():
+            _removed(owner, key, value)  # a FutureWarning at the value that did nothing (dropped), else a TypeError
+            continue
+        name = key.removeprefix(PREFIX) if key.startswith(PREFIX) else RENAMED.get(key, key)
         if key.startswith(PREFIX) or (name in owner._option_names and key not in owner._get_param_names()):
             if not key.startswith(PREFIX):
                 _warn_moved(key, name, value)
@@ -91,9 +97,9 @@ def split_nested(owner, params: dict) -> tuple[dict, dict]:
 def from_init(owner, params: dict) -> dict:
     """``__init__``'s keyword arguments as stored: removed ones dropped (a FutureWarning at the value that did
     nothing, else a TypeError), option fields passed flat moved into ``options`` (a FutureWarning)."""
-    params = dict(params)
-    for name in [n for n in params if n in REMOVED and n not in owner._option_names]:
-        _removed(owner, name, params.pop(name))
+    prefixed = [k for k in params if k.startswith(PREFIX)]
+    if prefixed:  # options__<field> is set_params' spelling; the constructor takes options={...}
+        raise TypeError(f"{owner.__name__}.__init__() got an unexpected keyword argument {prefixed[0]!r}")
     flat, nested = split_nested(owner, {k: v for k, v in params.items() if k not in owner._get_param_names()})
     if flat:
         raise TypeError(f"{owner.__name__}.__init__() got an unexpected keyword argument {next(iter(flat))!r}")
@@ -101,6 +107,12 @@ def from_init(owner, params: dict) -> dict:
         given = params.get("options")
         if given is not None and not isinstance(given, dict):
             check_options(given, owner)
+        both = [k for k in nested if isinstance(given, dict) and k in given and given[k] != nested[k]]
+        if both:
+            raise TypeError(
+                f"{owner.__name__}: {both[0]} is given twice, {nested[both[0]]!r} flat and {given[both[0]]!r} in "
+                "options; pass it once, in options."
+            )
         params = {k: v for k, v in params.items() if k in owner._get_param_names()}
         params["options"] = {**(given or {}), **nested}
     return params
@@ -122,12 +134,19 @@ def _removed(owner, name: str, value) -> None:
 
 
 def is_noop(value, noop) -> bool:
-    """Whether ``value`` is the removed parameter's value that did nothing (0 for 0.0; numpy's bools too)."""
-    if noop is None or isinstance(noop, bool):
-        return value is noop or (type(value).__module__ == "numpy" and isinstance(noop, bool) and value == noop)
+    """Whether ``value`` is the removed parameter's value that did nothing: the same kind of value (numpy's scalars
+    from a parameter grid too), equal to it; never an array."""
+    if noop is None:
+        return value is None
+    if isinstance(noop, bool):
+        return isinstance(value, (bool, np.bool_)) and bool(value) is noop
     if isinstance(noop, str):
         return isinstance(value, str) and value == noop
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == noop
+    if isinstance(noop, float):  # 0 for 0.0, as the parameter's check took both
+        real = isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_))
+        return real and not isinstance(value, np.ndarray) and value == noop
+    integral = isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return integral and value == noop
 
 
 def _warn_moved(old: str, name: str, value) -> None:
@@ -151,3 +170,20 @@ def nest(owner, flat: dict) -> dict:
     fields = {k: v for k, v in flat.items() if k in owner._option_names and k not in owner._get_param_names()}
     params = {k: v for k, v in flat.items() if k not in fields}
     return {**params, "options": fields} if fields else params
+
+
+def set_attribute(estimator, owner, name: str, value) -> bool:
+    """``estimator.name = value`` for a name that is no longer a parameter (``HasOptions.__setattr__``): a field of
+    ``options`` goes there (a new dict, with a FutureWarning), a removed name is dropped at its value that did
+    nothing (a FutureWarning) and refused otherwise (a TypeError). Returns whether ``name`` was such a name."""
+    if name.startswith("_") or name.endswith("_"):
+        return False
+    if name not in REMOVED and name not in owner._option_names and name not in RENAMED:
+        return False
+    if name in owner._get_param_names():
+        return False
+    flat, nested = split_nested(owner, {name: value})
+    if nested:
+        options = estimator.__dict__.get("options")
+        object.__setattr__(estimator, "options", {**(options if isinstance(options, dict) else {}), **nested})
+    return True

@@ -33,7 +33,7 @@ _OTHER = {
     ),
     "pooling": Param(
         "segments",
-        lambda v: v in POOLINGS,
+        lambda v: isinstance(v, str) and v in POOLINGS,
         f"one of {list(POOLINGS)}",
         f'{{{", ".join(map(repr, POOLINGS))}}}, default="segments"\n'
         "    How the step representations become one vector per series (the head's input), over its valid\n"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 from ..networks import ARCHITECTURES, get_architecture, validate_encoder_config
-from ._options import deep_options, from_init, option_defaults, settings, with_options
+from ._options import deep_options, from_init, option_defaults, set_attribute, settings, with_options
 from ._params import ENCODER_PARAMS, PARAMS
 
 
@@ -35,6 +35,11 @@ class HasOptions:
 
     _option_names: tuple[str, ...] = ()
     _own_defaults: dict = {}
+
+    def __setattr__(self, name, value):
+        # ``clf.n_segments = 2``: once a parameter, now a field of options (or removed); fit must not ignore it
+        if not set_attribute(self, type(self), name, value):
+            super().__setattr__(name, value)
 
     def get_params(self, deep=True):
         params = super().get_params(deep=False)

@@ -160,3 +160,11 @@ def _check_records(state: dict, fail) -> None:
     for name in ("input_differences_",):
         if name in state and not isinstance(state[name], bool):
             raise fail(f"{name} must be True or False, got {state[name]!r:.80}")
+
+
+def stray_state(estimator, state: dict) -> list[str]:
+    """The keys of ``state`` (``estimator.__getstate__()`` without its versions) that are neither the estimator's
+    parameters nor its declared fitted state: what :func:`eadct.load` would refuse, so :func:`eadct.save` refuses
+    to write them."""
+    names, schema = set(type(estimator)._get_param_names()), FITTED_STATE[type(estimator).__name__]
+    return sorted(k for k in state if k not in names and k not in schema)

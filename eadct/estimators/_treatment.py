@@ -172,8 +172,8 @@ def fit_with_chosen_treatment(est, X, y, X_unlabeled=None):
     ``est.options`` is the same object after (scikit-learn's contract: fit does not change parameters)."""
     choice = choose(est, X, y, X_unlabeled)
     given = est.options
-    est.options = {**(given or {}), "input_differences": choice["chosen"]}
     try:
+        est.options = {**(given or {}), "input_differences": choice["chosen"]}
         est.fit(X, y, X_unlabeled=X_unlabeled)
     finally:
         est.options = given
