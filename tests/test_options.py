@@ -203,3 +203,13 @@ def test_a_pooling_that_is_not_a_name_and_a_key_given_twice_in_a_file_are_value_
     twice = {"__items__": [["n_segments", 4], ["n_segments", 10**9]]}
     with pytest.raises(ValueError, match="gives a key twice"):
         _decode_setting("options", twice, 0, ValueError)
+
+
+def test_a_setting_the_architecture_does_not_read_is_not_validated_for_it():
+    X, y = np.random.default_rng(0).normal(size=(12, 2, 10)), np.arange(12) % 2
+    lstm = dict(architecture="lstm", d_model=8, max_epochs=1, pretrain_epochs=0, device="cpu", random_state=0)
+    odd = EADCTClassifier(**lstm, n_heads=3, attention_ratio=0.3, options={"attention_kernel_size": 4}).fit(X, y)
+    plain = EADCTClassifier(**lstm).fit(X, y)
+    np.testing.assert_array_equal(odd.predict_proba(X), plain.predict_proba(X))  # ignored, not only unchecked
+    with pytest.raises(ValueError, match="attention_kernel_size must be a positive odd int"):
+        EADCTClassifier(d_model=8, n_heads=2, options={"attention_kernel_size": 4}).fit(X, y)

@@ -87,10 +87,12 @@ class Architecture:
         object.__setattr__(self, "uses", frozenset(self.uses))
 
     def resolve(self, settings: Mapping) -> dict:
-        """``settings`` with this row's overrides applied, and ``"uses"``: what the row reads, so that
-        :class:`~eadct.networks.EncoderConfig` and :func:`~eadct.networks.validate_encoder_config` hold the row
-        only to the rules between settings it reads (the LSTM is not held to attention's ``n_heads``)."""
-        return {**settings, **self.overrides, "uses": self.uses}
+        """``settings`` with this row's overrides applied, each exposed setting the row does not read at its
+        default (a value given for it is ignored, not validated: the LSTM is not held to attention's ``n_heads``),
+        and ``"uses"``: what the row reads, for :func:`~eadct.networks.validate_encoder_config`."""
+        exposed = encoder_settings()
+        unread = {n: exposed[n].default for n in settings if n in exposed and n not in self.uses}
+        return {**settings, **unread, **self.overrides, "uses": self.uses}
 
 
 ARCHITECTURES: dict[str, Architecture] = {}
