@@ -14,6 +14,7 @@ from ._docs import FITTED_DOC, doc_with_default, options_doc, parameters_doc
 from ._params import CLASSIFIER_DEFAULTS, OPTIONS, SUPERVISED
 from ._signature import make_init
 from ._treatment import is_auto
+from ._warn import warn_if_nothing
 
 #: ``EADCTClassifier``'s text of ``input_differences``, which also takes "auto" (a rule on X, not a choice by fits
 #: as the regressor's).
@@ -95,9 +96,10 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         self.classes_ = classes
         differences, wide_scales = self._option("input_differences"), self._option("wide_scales")
         self.input_differences_ = univariate_differences(panel, wide_scales) if is_auto(differences) else differences
-        return self._fit_network(
-            panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled
-        )
+        self._fit_network(panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled)
+        accuracy = float(np.mean(np.argmax(self._forward(X), axis=1) == encoded))
+        warn_if_nothing(self, accuracy, np.bincount(encoded).max() / len(encoded), lower_is_better=False)
+        return self
 
     def predict_proba(self, X):
         """Class probabilities, shape (n_samples, n_classes)."""

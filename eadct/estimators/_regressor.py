@@ -14,6 +14,7 @@ from ._signature import make_init
 from ._treatment import ATTRIBUTES_DOC as TREATMENT_ATTRIBUTES_DOC
 from ._treatment import DOC as TREATMENT_DOC
 from ._treatment import fit_with_chosen_treatment, is_auto
+from ._warn import warn_if_nothing
 
 
 def _target_location_scale(y2: np.ndarray, loss: str) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +117,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 features = self._forward(X, "represent", [net])
                 alphas.append(refit_linear_head(net, features, targets.astype(np.float64), head_refit))
             self.head_alpha_ = np.stack(alphas)
+        error = float(np.mean((self._forward(X).reshape(targets.shape) - targets) ** 2))
+        warn_if_nothing(self, error, float(np.mean(targets.var(axis=0))), lower_is_better=True)
         return self
 
     def predict(self, X):

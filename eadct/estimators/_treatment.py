@@ -34,7 +34,7 @@ from ..training import StageSettings
 from ._input import _series_list
 from ._params import PARAMS
 from ._proxy import MIN_SERIES, proxy_scores
-from ._warn import LongerSeriesWarning
+from ._warn import LearnedNothingWarning, LongerSeriesWarning
 
 #: The differences are chosen where their inner RMSE is below this times the treatment without them (passed on
 #: fresh splits; docs/accuracy.md).
@@ -151,9 +151,10 @@ def choose(est, X, y, X_unlabeled=None) -> dict:
     scale = np.where(scale > 1e-12, scale, 1.0)
     for differences in (False, True):  # fits as long as the refit: shorter ones miss Tecator's gain (docs/accuracy.md)
         inner = clone(est).set_params(options__input_differences=differences, checkpoint_path=None)
-        inner.fit(take(fit_idx), y_arr[fit_idx], X_unlabeled=X_unlabeled)
-        with warnings.catch_warnings():  # a held-out series longer than the fitted part's: the choice's, not the user's
+        with warnings.catch_warnings():  # the choice's fits and predictions warn of themselves, not of the user's fit
+            warnings.simplefilter("ignore", LearnedNothingWarning)
             warnings.simplefilter("ignore", LongerSeriesWarning)
+            inner.fit(take(fit_idx), y_arr[fit_idx], X_unlabeled=X_unlabeled)
             predicted = inner.predict(take(hold_idx))
         error = (predicted - y_arr[hold_idx]).reshape(len(hold_idx), -1) / scale
         choice["rmse_with" if differences else "rmse_without"] = float(np.sqrt(np.mean(error**2)))

@@ -60,3 +60,33 @@ def warn_longer(estimator, longest: int) -> None:
         f"{n} {positions}" + (flat if estimator.pooling == "flatten" else "."),
         LongerSeriesWarning,
     )
+
+
+class LearnedNothingWarning(UserWarning):
+    """A fit whose predictions on its own training series are no better than a constant's (:func:`warn_if_nothing`);
+    its own class so that a caller can filter it (the inner fits of ``input_differences="auto"`` do)."""
+
+
+#: What the warning of a fit that learned nothing suggests: the likely causes and the settings that address them.
+_CAUSES = (
+    "Likely causes: series whose amplitudes differ by orders of magnitude within a channel, which the channel "
+    "standardisation leaves nearly constant for most series (try options={'series_normalization': True}); a fit too "
+    "short or too slow for the data (raise max_epochs or lr); or a target that the series do not determine "
+    "(docs/training.md, 'A fit that learned nothing')."
+)
+
+
+def warn_if_nothing(estimator, score: float, constant: float, lower_is_better: bool) -> None:
+    """Warn with :class:`LearnedNothingWarning` where ``estimator``'s ``score`` on its training series is not better
+    than ``constant``'s, the score of always predicting the largest class (accuracy) or the mean target (error)."""
+    if (score < constant) if lower_is_better else (score > constant):
+        return
+    name = type(estimator).__name__
+    what = (
+        f"its mean squared error on the training series, {score:.3g} (in units of the targets' spread), is not below "
+        f"{constant:.3g}, the error of always predicting the mean target"
+        if lower_is_better
+        else f"its accuracy on the training series, {score:.3f}, is not above {constant:.3f}, the share of the largest "
+        "class (what always predicting it scores)"
+    )
+    warn_user(f"{name} learned nothing: {what}. {_CAUSES}", LearnedNothingWarning)
