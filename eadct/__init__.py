@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_ESTIMATORS = ("EADCTClassifier", "EADCTRegressor", "EADCTRepresentation", "PAPER_CONFIGURATION", "paper_configuration")
+_ESTIMATORS = (
+    "EADCTClassifier",
+    "EADCTRegressor",
+    "EADCTRepresentation",
+    "PAPER_CONFIGURATION",
+    "paper_configuration",
+    "LearnedNothingWarning",
+    "LongerSeriesWarning",
+)
 _PERSISTENCE = ("save", "load")
 __all__ = [*_ESTIMATORS, *_PERSISTENCE, "__version__"]
 
@@ -23,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
         EADCTClassifier,
         EADCTRegressor,
         EADCTRepresentation,
+        LearnedNothingWarning,
+        LongerSeriesWarning,
         paper_configuration,
     )
     from .persistence import load, save  # noqa: F401

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 from conftest import TINY, make_panel
 
-from eadct import EADCTClassifier, EADCTRegressor
-from eadct.estimators._warn import LearnedNothingWarning
+from eadct import EADCTClassifier, EADCTRegressor, LearnedNothingWarning
 
 NOTHING = {**TINY, "max_epochs": 1, "pretrain_epochs": 0, "lr": 1e-12, "random_state": 0}
 

@@ -9,6 +9,7 @@ from ._paper import PAPER_CONFIGURATION, paper_configuration
 from ._regressor import EADCTRegressor
 from ._representation import EADCTRepresentation
 from ._state import is_device, stray_state
+from ._warn import LearnedNothingWarning, LongerSeriesWarning
 
 __all__ = [
     "EADCTClassifier",
@@ -19,6 +20,8 @@ __all__ = [
     "fill_missing",
     "to_panel",
     "paper_configuration",
+    "LearnedNothingWarning",
+    "LongerSeriesWarning",
     # the benchmark tables' flat settings <-> an estimator's keyword arguments (eadct.tables)
     "flatten",
     "nest",
