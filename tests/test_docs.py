@@ -188,3 +188,30 @@ def test_api_page_lists_every_public_name(module):
     listed = set(section[1].split("```", 1)[0].split())
     missing = [n for n in importlib.import_module(module).__all__ if n != "__version__" and n not in listed]
     assert not missing, f"docs/api.md does not list {module}.{missing}"
+
+
+def test_the_training_page_table_of_defaults_is_the_code_s():
+    """docs/training.md restates each estimator's training defaults and the paper's: every cell must be the value
+    that ``get_params()`` and ``paper_configuration`` give (a changed default fails here until the page follows)."""
+    import ast
+
+    from eadct import EADCTClassifier, EADCTRegressor, EADCTRepresentation, paper_configuration
+    from eadct.estimators import flatten
+
+    text = (ROOT / "docs" / "training.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    estimators = [EADCTClassifier(), EADCTRegressor(), EADCTRepresentation()]
+    paper = flatten(paper_configuration("regression"))
+    checked = 0
+    for row in rows:
+        name_cell, *cells = [c.strip() for c in row.strip("|").split("|")]
+        name = name_cell.strip("`").split('"')[1] if "options" in name_cell else name_cell.strip("`")
+        for est, cell in zip([*estimators, None], cells, strict=True):
+            if cell in ("", "(none)"):
+                continue
+            want = (
+                paper.get(name) if est is None else est.get_params().get(name, est.get_params().get(f"options__{name}"))
+            )
+            assert ast.literal_eval(cell.strip("`")) == want, (name, cell, want)
+            checked += 1
+    assert checked >= 25
