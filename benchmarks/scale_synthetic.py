@@ -56,12 +56,13 @@ def make_scale_set(kind: str, n: int = 200, seed: int = 0, length: int = 64) -> 
     return X * amplitude[:, None, None], y
 
 
-MODELS = ("defaults", "series_normalization", "MiniRocket", "QUANT")
+MODELS = ("defaults", "series_normalization", "no_wide_scales", "MiniRocket", "QUANT")
 
 
 def make_model(name: str, seed: int):
     """One of ``MODELS``: eadct's defaults, the defaults with each series' own standardisation (with its level and
-    log-scale as inputs), or aeon's MiniRocket and QUANT at their defaults."""
+    log-scale as inputs), the defaults without the ``wide_scales`` rule, or aeon's MiniRocket and QUANT at their
+    defaults."""
     if name == "MiniRocket":
         from aeon.classification.convolution_based import MiniRocketClassifier
 
@@ -72,8 +73,8 @@ def make_model(name: str, seed: int):
         return QUANTClassifier(random_state=seed)
     from eadct import EADCTClassifier
 
-    options = {"series_normalization": True} if name == "series_normalization" else None
-    return EADCTClassifier(random_state=seed, options=options, n_jobs=1)
+    options = {"series_normalization": {"series_normalization": True}, "no_wide_scales": {"wide_scales": False}}
+    return EADCTClassifier(random_state=seed, options=options.get(name), n_jobs=1)
 
 
 def score_unit(kind: str, model: str, fold, n_folds: int = 3, seed: int = 0) -> dict:
