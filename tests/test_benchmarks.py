@@ -9,6 +9,7 @@ import os
 import tarfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -217,3 +218,27 @@ def test_fit_time_by_shape_separates_the_epochs_costs_and_scales_them_to_the_ser
     assert f"| small (5 x 1 x 4) | 5 | 1 | 0.50 | 1.00 | {small / 60:.1f} | {small / 60:.0f} |" in out
     assert "ratio 1.00" in out and calls[-1][1:] == (pre, fine, {})  # the check fits the defaults whole
     assert {c[0] for c in calls[:4]} == {10} and all(c[3] == {"options": {"average_epochs": 1}} for c in calls[:4])
+
+
+def test_the_synthetic_scale_sets_span_four_decades_and_the_default_classifier_learns_one(sibling_script):
+    """benchmarks/scale_synthetic.py: each set's amplitudes span orders of magnitude within a channel, with negative
+    values, balanced classes; the default classifier (``wide_scales`` acting) learns a small one well above the
+    largest class's share, without a LearnedNothingWarning."""
+    import warnings
+
+    from eadct import EADCTClassifier, LearnedNothingWarning
+
+    scale = sibling_script("scale_synthetic.py")
+    for kind in scale.KINDS:
+        X, y = scale.make_scale_set(kind, n=40, seed=1)
+        spread = X.std(axis=2)[:, 0]
+        assert X.shape == (40, 3, 64) and (X < 0).any() and np.bincount(y).tolist() == [10] * 4
+        assert spread.max() / spread.min() > 100, kind
+    X, y = scale.make_scale_set("shape", n=40, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LearnedNothingWarning)
+        clf = EADCTClassifier(random_state=0, n_jobs=1, max_epochs=20, pretrain_epochs=2).fit(X, y)
+    assert clf.wide_scale_channels_.any()
+    assert np.mean(clf.predict(X) == y) > 0.5  # the largest class holds 0.25
+    with pytest.raises(ValueError, match="kind must be one of"):
+        scale.make_scale_set("light")
