@@ -97,7 +97,8 @@ class EADCTClassifier(ClassifierMixin, TransformerMixin, EADCTBase):
         differences, wide_scales = self._option("input_differences"), self._option("wide_scales")
         self.input_differences_ = univariate_differences(panel, wide_scales) if is_auto(differences) else differences
         self._fit_network(panel, encoded.astype(np.int64), len(classes), stratify=encoded, X_unlabeled=X_unlabeled)
-        accuracy = float(np.mean(np.argmax(self._forward(X), axis=1) == encoded))
+        outputs = self._forward(X, "forward", self.networks_)  # fit's own pass: it names its networks
+        accuracy = float(np.mean(np.argmax(outputs, axis=1) == encoded))
         warn_if_nothing(self, accuracy, np.bincount(encoded).max() / len(encoded), lower_is_better=False)
         return self
 

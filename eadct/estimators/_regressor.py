@@ -117,7 +117,8 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
                 features = self._forward(X, "represent", [net])
                 alphas.append(refit_linear_head(net, features, targets.astype(np.float64), head_refit))
             self.head_alpha_ = np.stack(alphas)
-        error = float(np.mean((self._forward(X).reshape(targets.shape) - targets) ** 2))
+        outputs = self._forward(X, "forward", self.networks_)  # fit's own pass: it names its networks
+        error = float(np.mean((outputs.reshape(targets.shape) - targets) ** 2))
         warn_if_nothing(self, error, float(np.mean(targets.var(axis=0))), lower_is_better=True)
         return self
 
