@@ -25,6 +25,11 @@ def option_defaults(cls) -> dict:
     return {n: cls._own_defaults.get(n, PARAMS[n].default) for n in cls._option_names}
 
 
+def in_effect(options, owner) -> dict:
+    """The fields of ``owner`` in effect under ``options`` (None, or a dict naming the fields it changes)."""
+    return {**option_defaults(owner), **(options if isinstance(options, dict) else {})}
+
+
 def check_options(options, owner) -> dict:
     """``options`` as a dict of ``owner``'s fields (a ValueError naming any other key or a non-dict)."""
     if options is None:
@@ -55,8 +60,7 @@ def settings(params: dict, owner) -> dict:
 def deep_options(estimator, owner) -> dict:
     """``options__<field> -> value`` for every field of ``owner`` (the scikit-learn class) in effect in
     ``estimator`` (``get_params(deep=True)``'s nested entries)."""
-    options = estimator.options if isinstance(estimator.options, dict) else {}
-    fields = {**option_defaults(owner), **options}
+    fields = in_effect(estimator.options, owner)
     return {PREFIX + k: v for k, v in fields.items() if k in owner._option_names}
 
 
@@ -65,8 +69,7 @@ def with_options(estimator, owner, params: dict) -> dict:
     its ``options__<field>`` entries folded into a new ``options`` dict (one given by the caller is never changed)."""
     flat, nested = split_nested(owner, params)
     base = flat.get("options", estimator.options)
-    base = base if isinstance(base, dict) else {}
-    effect = {**option_defaults(owner), **base}
+    base, effect = (base if isinstance(base, dict) else {}), in_effect(base, owner)
     # a field set to the value it has already (``set_params(**get_params())``) leaves ``options`` as it is
     changed = {k: v for k, v in nested.items() if not (type(v) is type(effect.get(k)) and v == effect.get(k))}
     if changed:
@@ -182,7 +185,7 @@ def set_attribute(estimator, owner, name: str, value) -> bool:
         return False
     if name in owner._get_param_names():
         return False
-    flat, nested = split_nested(owner, {name: value})
+    _, nested = split_nested(owner, {name: value})
     if nested:
         options = estimator.__dict__.get("options")
         object.__setattr__(estimator, "options", {**(options if isinstance(options, dict) else {}), **nested})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 from ..networks import ARCHITECTURES, get_architecture, validate_encoder_config
-from ._options import deep_options, from_init, option_defaults, set_attribute, settings, with_options
+from ._options import deep_options, from_init, in_effect, set_attribute, settings, with_options
 from ._params import ENCODER_PARAMS, PARAMS
 
 
@@ -64,8 +64,7 @@ class HasOptions:
 
     def _option(self, name: str):
         """One field of ``options`` in effect."""
-        options = self.options if isinstance(self.options, dict) else {}
-        return options[name] if name in options else option_defaults(type(self))[name]
+        return in_effect(self.options, type(self))[name]
 
 
 def check_params(params: dict, owner: str) -> None:
