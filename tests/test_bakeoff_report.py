@@ -1,0 +1,191 @@
+"""The bake-off report on tiny synthetic summary tables (no real data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eadct.bakeoff._results import write_summary
+from eadct.bakeoff.report import (
+    PUBLISHED_METHODS,
+    average_ranks,
+    cd_groups,
+    common_folds,
+    holm,
+    load_scores,
+    main,
+    pairwise,
+    published_label,
+    rank_table,
+    set_means,
+    write_report,
+)
+
+DATASETS = [f"Set{i}" for i in range(6)]
+
+
+def _table(values, datasets=DATASETS, folds=3):
+    return pd.DataFrame(
+        np.asarray(values, dtype=float).reshape(len(datasets), folds), index=datasets, columns=list(range(folds))
+    )
+
+
+def _tables(task="classification", seed=0):
+    """4 methods x 6 datasets x 3 folds; EA-DC best, Slow worst; Slow has no fold 2 on Set5."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.5, 0.8, size=(6, 1))
+    shift = {"EA-DC": 0.15, "MiniRocket": 0.1, "QUANT": 0.05, "Slow": 0.0}
+    out = {}
+    for m, s in shift.items():
+        values = np.clip(base + s + 0.01 * rng.normal(size=(6, 3)), 0, 1)
+        out[m] = _table(values if task == "classification" else 10 * (1 - values))
+    out["Slow"].loc["Set5", 2] = np.nan
+    return out
+
+
+def _write(summary, task, tables, times=True):
+    measure = "accuracy" if task == "classification" else "rmse"
+    for m, t in tables.items():
+        write_summary(summary / task / measure / f"{m}_{measure}.csv", t)
+        if times:
+            for k, measure_t in enumerate(("fittime", "predicttime")):
+                ms = 10.0 ** (1 + list(tables).index(m)) * (1 + k) * np.ones(t.shape)
+                write_summary(summary / task / measure_t / f"{m}_{measure_t}.csv", _table(ms))
+
+
+def _published(root, task="classification"):
+    folder = root / ("classification_multivariate" if task == "classification" else "regression")
+    datasets = [*DATASETS, "NotOurs"]
+    rng = np.random.default_rng(1)
+    for m in PUBLISHED_METHODS[task]:
+        values = rng.uniform(0.6, 0.9, size=(7, 30)) if task == "classification" else rng.uniform(1, 3, (7, 30))
+        write_summary(
+            folder / f"{m}_{'accuracy' if task == 'classification' else 'rmse'}.csv", _table(values, datasets, 30)
+        )
+    return root
+
+
+def test_ranks_share_ties_and_round_float_noise():
+    means = pd.DataFrame({"A": [0.9, 0.1 + 0.2], "B": [0.9, 0.3], "C": [0.5, 0.1]}, index=["d1", "d2"])
+    ranks = rank_table(means, higher_is_better=True)
+    assert ranks.loc["d1"].tolist() == [1.5, 1.5, 3.0]
+    assert ranks.loc["d2"].tolist() == [1.5, 1.5, 3.0]  # 0.1 + 0.2 != 0.3 in floats, equal after rounding
+    assert average_ranks(means, True).to_dict() == {"A": 1.5, "B": 1.5, "C": 3.0}
+
+
+def test_lower_is_better_flips_ranks():
+    means = pd.DataFrame({"A": [1.0, 2.0], "B": [2.0, 3.0], "C": [3.0, 1.0]}, index=["d1", "d2"])
+    assert rank_table(means, True).loc["d1"].tolist() == [3.0, 2.0, 1.0]
+    assert rank_table(means, False).loc["d1"].tolist() == [1.0, 2.0, 3.0]
+    assert list(average_ranks(means, False).index) == ["A", "C", "B"]
+    assert list(average_ranks(means, True).index) == ["B", "C", "A"]
+
+
+def test_holm_against_a_hand_example():
+    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, 0.04*1=0.04 -> max so far 0.06
+    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(holm([0.5, 0.2, 0.9]), [1.0, 0.6, 1.0])  # capped at 1
+    assert holm([]).shape == (0,)
+
+
+def test_common_folds_intersect_and_drop_with_reasons():
+    a = _table(np.ones(18))
+    b = a.copy()
+    b.loc["Set1", 1] = np.nan
+    c = a.drop(index="Set2")
+    folds, dropped = common_folds({"A": a, "B": b, "C": c})
+    assert folds["Set0"] == [0, 1, 2] and folds["Set1"] == [0, 2]
+    assert "Set2" not in folds and "no folds from C" in dropped["Set2"]
+    folds, dropped = common_folds({"A": a, "B": b, "C": c}, min_folds=3)
+    assert "Set1" not in folds and "2 common fold(s) < min_folds=3" in dropped["Set1"]
+    a.loc["Set0", 0] = 0.0  # means use only the common folds
+    b.loc["Set0", 0] = 0.0
+    means = set_means({"A": a, "B": b}, {"Set0": [1, 2], "Set1": [0, 2]})
+    assert means.loc["Set0", "A"] == 1.0 and means.shape == (2, 2)
+    with pytest.raises(ValueError, match="min_folds"):
+        common_folds({"A": a}, min_folds=0)
+
+
+def test_pairwise_win_tie_loss_and_equal_methods():
+    means = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.6], "B": [0.8, 0.8, 0.6, 0.7], "C": [0.9, 0.8, 0.7, 0.6]})
+    pairs = pairwise(means, higher_is_better=True).set_index(["A", "B"])
+    assert pairs.loc[("A", "B"), ["wins", "ties", "losses"]].tolist() == [2, 1, 1]
+    assert pairs.loc[("A", "C"), "p"] == 1.0 and pairs.loc[("A", "C"), "ties"] == 4
+    lower = pairwise(means, higher_is_better=False).set_index(["A", "B"])
+    assert lower.loc[("A", "B"), ["wins", "ties", "losses"]].tolist() == [1, 1, 2]
+    np.testing.assert_allclose(pairs["p_holm"], holm(pairs["p"]))
+
+
+@pytest.mark.parametrize("higher", [True, False])
+def test_cd_groups_are_aeons_cliques(higher):
+    from aeon.visualisation.results._critical_difference import _compute_ranks, _find_cliques, _sort_by_average_rank
+
+    rng = np.random.default_rng(3)
+    names = ["A", "B", "C", "D", "E"]
+    values = rng.uniform(size=(25, 1)) + np.array([0.0, 0.01, 0.3, 0.31, 0.6]) + 0.05 * rng.normal(size=(25, 5))
+    means = pd.DataFrame(values, columns=names)
+    ranks = _compute_ranks(values, lower_better=not higher)
+    labels, avg, ordered = _sort_by_average_rank(values, names, ranks)
+    cliques, p = _find_cliques(ranks, ordered, labels, avg, 25, 5, "wilcoxon", "holm", 0.05, not higher)
+    order, groups = cd_groups(means, higher, p, 0.05)
+    assert order == list(labels)
+    assert groups == [[labels[i] for i in np.flatnonzero(row)] for row in cliques]
+    assert len(groups) >= 2
+
+
+def test_load_scores_labels_published_and_restricts_to_our_datasets(tmp_path):
+    _write(tmp_path / "s", "classification", _tables())
+    tables = load_scores(tmp_path / "s", "classification", published=_published(tmp_path / "p"))
+    assert list(tables) == [
+        "EA-DC",
+        "MiniRocket",
+        "QUANT",
+        "Slow",
+        *map(published_label, ["HC2", "ROCKET", "InceptionT"]),
+    ]
+    assert list(tables["HC2 (published)"].index) == DATASETS and tables["HC2 (published)"].shape[1] == 30
+    assert list(load_scores(tmp_path / "s", "classification", methods=["QUANT"])) == ["QUANT"]
+    with pytest.raises(ValueError, match="no table"):
+        load_scores(tmp_path / "s", "classification", methods=["Nope"])
+    with pytest.raises(ValueError, match="no published table"):
+        load_scores(tmp_path / "s", "classification", published=tmp_path / "p", published_methods=["Nope"])
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_write_report_writes_md_and_both_pngs_deterministically(tmp_path, task):
+    summary, out = tmp_path / "s", tmp_path / "out"
+    _write(summary, task, _tables(task))
+    published = _published(tmp_path / "p", task)
+    md = write_report(summary, out, task, published=published, min_folds=3, command="the command")
+    assert md == out / f"{task}.md"
+    assert (out / f"{task}_cd.png").stat().st_size > 0 and (out / f"{task}_time.png").stat().st_size > 0
+    text = md.read_text()
+    for part in [
+        "the command",
+        "## Folds per dataset",
+        "## Average ranks",
+        "| EA-DC | MiniRocket |",
+        f"({task}_cd.png)",
+        f"({task}_time.png)",
+        "- Group",
+        "Set5: 2 common fold(s) < min_folds=3",
+    ]:
+        assert part in text, part
+    assert "NotOurs" not in text and " (published)" in text
+    first = text
+    assert (
+        write_report(summary, out, task, published=published, min_folds=3, command="the command").read_text() == first
+    )
+
+
+def test_main_writes_every_task_present_and_rejects_bad_tasks(tmp_path, capsys):
+    summary = tmp_path / "s"
+    _write(summary, "classification", _tables(), times=False)
+    assert main(["--summary", str(summary), "--out", str(tmp_path / "o"), "--task", "all"]) == 0
+    text = (tmp_path / "o" / "classification.md").read_text()
+    assert "--task all" in text and "No fit times" in text and not (tmp_path / "o" / "regression.md").exists()
+    with pytest.raises(ValueError, match="unknown task 'forecasting'"):
+        main(["--summary", str(summary), "--out", str(tmp_path / "o"), "--task", "forecasting"])
+    with pytest.raises(ValueError, match="unknown task"):
+        write_report(summary, tmp_path / "o", "accuracy")
