@@ -7,20 +7,17 @@ import pandas as pd
 import pytest
 
 from eadct.bakeoff._results import write_summary
-from eadct.bakeoff.report import (
-    PUBLISHED_METHODS,
+from eadct.bakeoff._stats import (
+    against_peers,
     average_ranks,
     cd_groups,
     common_folds,
     holm,
-    load_scores,
-    main,
     pairwise,
-    published_label,
     rank_table,
     set_means,
-    write_report,
 )
+from eadct.bakeoff.report import PUBLISHED_METHODS, load_scores, main, published_label, write_report
 
 DATASETS = [f"Set{i}" for i in range(6)]
 
@@ -54,12 +51,14 @@ def _write(summary, task, tables, times=True):
                 write_summary(summary / task / measure_t / f"{m}_{measure_t}.csv", _table(ms))
 
 
-def _published(root, task="classification"):
+def _published(root, task="classification", absent=()):
+    """The task's default published tables: our datasets but ``absent``, plus one we never ran, 30 folds."""
     folder = root / ("classification_multivariate" if task == "classification" else "regression")
-    datasets = [*DATASETS, "NotOurs"]
+    datasets = [*(d for d in DATASETS if d not in absent), "NotOurs"]
     rng = np.random.default_rng(1)
     for m in PUBLISHED_METHODS[task]:
-        values = rng.uniform(0.6, 0.9, size=(7, 30)) if task == "classification" else rng.uniform(1, 3, (7, 30))
+        size = (len(datasets), 30)
+        values = rng.uniform(0.6, 0.9, size=size) if task == "classification" else rng.uniform(1, 3, size)
         write_summary(
             folder / f"{m}_{'accuracy' if task == 'classification' else 'rmse'}.csv", _table(values, datasets, 30)
         )
@@ -153,30 +152,97 @@ def test_load_scores_labels_published_and_restricts_to_our_datasets(tmp_path):
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])
-def test_write_report_writes_md_and_both_pngs_deterministically(tmp_path, task):
+def test_write_report_writes_both_reports_and_pngs_deterministically(tmp_path, task):
     summary, out = tmp_path / "s", tmp_path / "out"
     _write(summary, task, _tables(task))
     published = _published(tmp_path / "p", task)
-    md = write_report(summary, out, task, published=published, min_folds=3, command="the command")
-    assert md == out / f"{task}.md"
-    assert (out / f"{task}_cd.png").stat().st_size > 0 and (out / f"{task}_time.png").stat().st_size > 0
-    text = md.read_text()
+    paths = write_report(summary, out, task, published=published, min_folds=3, command="the command")
+    assert paths == [out / f"{task}.md", out / f"{task}_published.md"]
+    for png in ("cd", "time", "published_cd"):
+        assert (out / f"{task}_{png}.png").stat().st_size > 0, png
+    assert not (out / f"{task}_published_time.png").exists()
+    text, pub = (p.read_text() for p in paths)
     for part in [
         "the command",
         "## Folds per dataset",
         "## Average ranks",
+        "## EA-DC against each peer",
         "| EA-DC | MiniRocket |",
         f"({task}_cd.png)",
         f"({task}_time.png)",
+        f"[{task}_published.md]({task}_published.md), on 5 of these 5 datasets.",
         "- Group",
         "Set5: 2 common fold(s) < min_folds=3",
+        "Covers: methods EA-DC, MiniRocket, QUANT, Slow. Datasets: 5 compared (Set0, Set1, Set2, Set3, Set4)",
     ]:
         assert part in text, part
-    assert "NotOurs" not in text and " (published)" in text
-    first = text
+    assert "(published)" not in text and "NotOurs" not in text
+    for part in ["the command", f"[{task}.md]({task}.md)", f"({task}_published_cd.png)", "| HC2 (published) |"]:
+        assert part in pub or task == "regression" and "HC2" in part, part
+    assert "NotOurs" not in pub and "Score against fit time" not in pub
+    assert "published tsml-eval results " + ", ".join(map(published_label, PUBLISHED_METHODS[task])) in pub
+    again = write_report(summary, out, task, published=published, min_folds=3, command="the command")
+    assert [p.read_text() for p in again] == [text, pub]
+
+
+def _part(text, title):
+    """The Markdown section ``## <title>`` of a report."""
+    return text.split(f"## {title}\n")[1].split("\n## ")[0]
+
+
+def test_a_set_missing_from_published_stays_in_the_main_report_only(tmp_path):
+    summary, out = tmp_path / "s", tmp_path / "out"
+    _write(summary, "classification", _tables())
+    published = _published(tmp_path / "p", absent=["Set2"])
+    main_md, pub_md = write_report(summary, out, "classification", published=published, command="cmd")
+    text, pub = main_md.read_text(), pub_md.read_text()
+    assert "| Set2 | 3 |" in _part(text, "Mean accuracy per dataset")
+    assert "6 compared (Set0, Set1, Set2, Set3, Set4, Set5), 0 dropped" in text
+    link = "[classification_published.md](classification_published.md), on 5 of these 6 datasets; not there: Set2."
+    assert link in text
     assert (
-        write_report(summary, out, task, published=published, min_folds=3, command="the command").read_text() == first
+        "Set2" not in _part(pub, "Mean accuracy per dataset")
+        and "| Set2 | 3 | 3 | 3 | 3 | 0 | 0 | 0 | 0 | dropped |" in pub
     )
+    assert "5 compared (Set0, Set1, Set3, Set4, Set5), 1 dropped" in pub
+    assert "- Set2: 0 common fold(s) < min_folds=1; no folds from HC2 (published), ROCKET (published)" in pub
+    assert "Folds: fold by fold, each dataset's folds that every method has, 2 to 3 per dataset (14 " in pub
+    alone = write_report(summary, tmp_path / "alone", "classification", command="cmd")[0].read_text()
+    assert "No comparison with published results in this run (pass `--published`)." in alone
+    assert [x for x in alone.splitlines() if "published" not in x] == [
+        x for x in text.splitlines() if "published" not in x
+    ]
+
+
+def test_against_peers_wins_mean_difference_and_holm_over_the_focal_comparisons():
+    means = pd.DataFrame(
+        {"B": [0.8, 0.8, 0.6, 0.7, 0.5], "EA-DC": [0.9, 0.8, 0.7, 0.6, 0.9], "C": [0.1, 0.2, 0.3, 0.4, 0.5]}
+    )
+    peers = against_peers(means, "EA-DC", higher_is_better=True)
+    assert list(peers.index) == ["B", "C"]
+    assert peers.loc["B", ["wins", "ties", "losses"]].tolist() == [3, 1, 1]
+    assert peers.loc["C", ["wins", "ties", "losses"]].tolist() == [5, 0, 0]
+    np.testing.assert_allclose(peers["mean_diff"], [0.78 - 0.68, 0.78 - 0.3])
+    np.testing.assert_allclose(peers["p_holm"], holm(peers["p"]))  # over the 2 comparisons, not all 3 pairs
+    all_pairs = pairwise(means, True).set_index(["A", "B"])
+    assert peers.loc["B", "p"] == all_pairs.loc[("B", "EA-DC"), "p"]
+    lower = against_peers(means, "EA-DC", higher_is_better=False)
+    assert lower.loc["B", ["wins", "ties", "losses"]].tolist() == [1, 1, 3] and lower.loc["B", "mean_diff"] > 0
+    assert against_peers(means.drop(columns="EA-DC"), "EA-DC", True).empty
+
+
+def test_methods_and_published_methods_pick_the_columns(tmp_path):
+    summary, out = tmp_path / "s", tmp_path / "o"
+    _write(summary, "classification", _tables())
+    published = _published(tmp_path / "p")
+    argv = ["--summary", str(summary), "--out", str(out), "--task", "classification", "--published", str(published)]
+    assert main([*argv, "--methods", "QUANT", "MiniRocket", "Slow", "--published-methods", "ROCKET"]) == 0
+    text, pub = (out / "classification.md").read_text(), (out / "classification_published.md").read_text()
+    assert "Covers: methods QUANT, MiniRocket, Slow." in text and "EA-DC" not in text
+    assert "--methods QUANT MiniRocket Slow --published-methods ROCKET" in text
+    assert "published tsml-eval results ROCKET (published)." in pub and "EA-DC" not in pub and "HC2" not in pub
+    with pytest.raises(ValueError, match="pass the tsml-eval folder as published"):
+        write_report(summary, out, "classification", published_methods=["HC2"])
 
 
 def test_main_writes_every_task_present_and_rejects_bad_tasks(tmp_path, capsys):

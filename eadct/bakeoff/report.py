@@ -1,29 +1,38 @@
-"""The bake-off report: our summary tables against tsml-eval's published results, datasets as the unit.
+"""The bake-off report: our summary tables, and against tsml-eval's published results, datasets as the unit.
 
 Reads only ``<summary>/<task>/<measure>/<Method>_<measure>.csv`` tables (:func:`eadct.bakeoff.read_summary`) and,
 optionally, tsml-eval's published tables in the same format (``<published>/classification_multivariate/`` or
-``<published>/regression/``). Conventions, each decided here once:
+``<published>/regression/``). Two comparisons per task, each in its own Markdown, each linking to the other:
+
+* ``<out>/<task>.md`` (with ``<task>_cd.png`` and ``<task>_time.png``): only our methods (``methods``; default
+  every table found), on every dataset they share. A dataset missing from a published table (JapaneseVowels is
+  unequal-length, Tecator is not in tsml-eval's regression set) stays here.
+* ``<out>/<task>_published.md`` (with ``<task>_published_cd.png``), written only when ``published`` is given: our
+  methods plus the published ones (``published_methods``; default :data:`PUBLISHED_METHODS`), on the datasets
+  both cover.
+
+Conventions, each decided here once (the statistics live in :mod:`eadct.bakeoff._stats`):
 
 * A published method is labelled ``"<Name> (published)"`` (:func:`published_label`), e.g. ``"HC2 (published)"``,
   so it never collides with a method we ran; its table is restricted to the datasets our runs cover.
-* Fold by fold: a dataset's mean is taken over the folds that EVERY compared method has (:func:`common_folds`);
+* Fold by fold: a dataset's mean is taken over the folds that EVERY compared method has (``common_folds``);
   a dataset with fewer than ``min_folds`` such folds is dropped, and the report says which and why.
 * Datasets are the unit of the statistics. Means are rounded to 12 decimal places (1e-12) before ranks, W/T/L
   and tests, so means equal up to float noise are ties. Ranks are ``scipy.stats.rankdata(method="average")``
   per dataset (rank 1 = best; tied methods share the mean of their places), averaged over datasets.
 * Pairwise tests: two-sided ``scipy.stats.wilcoxon(zero_method="wilcox")`` over the datasets' means (datasets
   where the two tie are dropped, as aeon does); all differences zero gives p = 1. Holm's step-down correction
-  (:func:`holm`) runs over all k(k-1)/2 pairs.
+  runs over all k(k-1)/2 pairs in the pairwise section, and over the k-1 comparisons with EA-DC in the
+  "EA-DC against each peer" table (skipped when EA-DC is not compared).
 * The critical-difference diagram is aeon's ``plot_critical_difference(test="wilcoxon", correction="holm")``.
-  Its groups (cliques) are recomputed here from the p-values it returns, exactly as aeon forms them
-  (:func:`cd_groups`): a Friedman gate, then ONE-sided Wilcoxon p-values against a fixed alpha/(k-1). That is
-  aeon's procedure, not the full Holm table above, so a pair can differ between the two; both are reported.
-* Score against fit time: one small point per method x dataset (x = the dataset's mean fit time over its common
-  folds, log scale, seconds; y = its mean score) and one large marker per method (geometric mean of those times,
-  mean of those scores). Only our methods have fit times; published tables have none.
+  Its groups (cliques) are recomputed from the p-values it returns, exactly as aeon forms them (``cd_groups``):
+  a Friedman gate, then ONE-sided Wilcoxon p-values against a fixed alpha/(k-1). That is aeon's procedure, not
+  the Holm tables, so a pair can differ between them; all are reported.
+* Score against fit time (main report only): a small point per method x dataset (mean fit time over its common
+  folds, s, log x; mean score) and a large one per method (geometric-mean time, mean score).
 
-Run ``python -m eadct.bakeoff.report --summary reports/bakeoff --published /work/shared/reference/tsml-eval
---out reports/bakeoff --task all``. No timestamps: a re-run on the same tables writes the same Markdown.
+Run ``python -m eadct.bakeoff.report --summary S --published /work/shared/reference/tsml-eval --out O --task all``
+(see ``--help``). No timestamps: a re-run on the same tables writes the same Markdown.
 """
 
 from __future__ import annotations
@@ -31,14 +40,24 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata, wilcoxon
 
 from ._results import SCORES, read_summary
+from ._stats import (
+    ALPHA,
+    against_peers,
+    average_ranks,
+    cd_groups,
+    common_folds,
+    geometric_mean_ms,
+    pairwise,
+    rank_table,
+    rounded,
+    set_means,
+)
 
 PUBLISHED_DIRS = {"classification": "classification_multivariate", "regression": "regression"}
 PUBLISHED_METHODS = {
@@ -46,8 +65,6 @@ PUBLISHED_METHODS = {
     "regression": ("FreshPRINCE", "DrCIF", "MultiROCKET", "InceptionT"),
 }
 FOCAL = "EA-DC"
-ALPHA = 0.05
-DECIMALS = 12
 _FULL_MATRIX_MAX = 8
 
 
@@ -71,16 +88,12 @@ def _our_methods(summary, task: str, measure: str) -> list[str]:
     return sorted(p.name[: -len(f"_{measure}.csv")] for p in folder.glob(f"*_{measure}.csv"))
 
 
-def load_scores(summary, task, methods=None, published=None, published_methods=None) -> dict[str, pd.DataFrame]:
-    """Score tables (datasets x folds) by label: ours, then the published ones restricted to our datasets.
-
-    ``methods=None`` takes every ``<Method>_<score>.csv`` under ``<summary>/<task>/<score>/``; ``published`` is
-    the folder holding tsml-eval's results (None: none); ``published_methods=None`` takes
-    :data:`PUBLISHED_METHODS` of the task. Published tables are labelled by :func:`published_label`.
-    """
+def load_ours(summary, task, methods=None) -> dict[str, pd.DataFrame]:
+    """Our score tables (datasets x folds) by method: ``methods=None`` takes every ``<Method>_<score>.csv`` under
+    ``<summary>/<task>/<score>/``, sorted by name; otherwise those named, in that order."""
     measure = _score_measure(task)
     folder = Path(summary) / task / measure
-    names = _our_methods(summary, task, measure) if methods is None else list(methods)
+    names = _our_methods(summary, task, measure) if methods is None else list(dict.fromkeys(methods))
     if not names:
         raise ValueError(f"no '*_{measure}.csv' tables in {folder}; run 'eadct-bakeoff collect' first")
     tables = {}
@@ -91,18 +104,38 @@ def load_scores(summary, task, methods=None, published=None, published_methods=N
                 f"no table {path} for method {name!r}; the methods found are {_our_methods(summary, task, measure)}"
             )
         tables[name] = read_summary(path)
-    ours = sorted({d for t in tables.values() for d in t.index[t.notna().any(axis=1)]})
-    if published is None:
-        return tables
-    for name in PUBLISHED_METHODS[task] if published_methods is None else published_methods:
+    return tables
+
+
+def load_published(published, task, datasets, published_methods=None) -> dict[str, pd.DataFrame]:
+    """tsml-eval's published score tables by :func:`published_label`, restricted (reindexed) to ``datasets``;
+    ``published_methods=None`` takes :data:`PUBLISHED_METHODS` of the task."""
+    measure = _score_measure(task)
+    names = PUBLISHED_METHODS[task] if published_methods is None else list(dict.fromkeys(published_methods))
+    if not names:
+        raise ValueError("published_methods is empty; name at least one, or leave it None for the defaults")
+    tables = {}
+    for name in names:
         path = Path(published) / PUBLISHED_DIRS[task] / f"{name}_{measure}.csv"
         if not path.is_file():
             raise ValueError(
                 f"no published table {path}; pass the tsml-eval results folder as published, "
                 "or name published_methods that exist there"
             )
-        tables[published_label(name)] = read_summary(path).reindex(ours)
+        tables[published_label(name)] = read_summary(path).reindex(list(datasets))
     return tables
+
+
+def _datasets_run(tables) -> list[str]:
+    return sorted({d for t in tables.values() for d in t.index[t.notna().any(axis=1)]})
+
+
+def load_scores(summary, task, methods=None, published=None, published_methods=None) -> dict[str, pd.DataFrame]:
+    """:func:`load_ours`, then (``published`` given) :func:`load_published` on the datasets ours have run."""
+    tables = load_ours(summary, task, methods)
+    if published is None:
+        return tables
+    return tables | load_published(published, task, _datasets_run(tables), published_methods)
 
 
 def load_times(summary, task, methods, measure="fittime") -> dict[str, pd.DataFrame]:
@@ -111,117 +144,6 @@ def load_times(summary, task, methods, measure="fittime") -> dict[str, pd.DataFr
     folder = Path(summary) / task / measure
     paths = {m: folder / f"{m}_{measure}.csv" for m in methods}
     return {m: read_summary(p) for m, p in paths.items() if p.is_file()}
-
-
-def common_folds(tables, min_folds=1) -> tuple[dict[str, list[int]], dict[str, str]]:
-    """``(folds_by_set, dropped)``: per dataset, the sorted folds every table has a score for; ``dropped`` maps
-    each dataset with fewer than ``min_folds`` such folds to the reason."""
-    if int(min_folds) < 1:
-        raise ValueError(f"min_folds={min_folds}; it must be at least 1")
-    datasets = sorted({d for t in tables.values() for d in t.index})
-    kept, dropped = {}, {}
-    for d in datasets:
-        have = {}
-        for name, table in tables.items():
-            row = table.loc[d] if d in table.index else pd.Series(dtype=float)
-            have[name] = {int(f) for f, v in row.items() if np.isfinite(v)}
-        folds = sorted(set.intersection(*have.values()))
-        if len(folds) >= min_folds:
-            kept[d] = folds
-            continue
-        missing = [name for name, f in have.items() if not f]
-        reason = f"{len(folds)} common fold(s) < min_folds={min_folds}"
-        dropped[d] = reason + (f"; no folds from {', '.join(missing)}" if missing else "")
-    return kept, dropped
-
-
-def set_means(tables, folds_by_set) -> pd.DataFrame:
-    """Datasets x methods: each table's mean over the dataset's common folds (NaN cells skipped; NaN if none)."""
-    out = pd.DataFrame(np.nan, index=list(folds_by_set), columns=list(tables), dtype=float)
-    for name, table in tables.items():
-        for d, folds in folds_by_set.items():
-            cells = table.reindex(index=[d], columns=folds).to_numpy(dtype=float)
-            if np.isfinite(cells).any():
-                out.loc[d, name] = float(np.nanmean(cells))
-    return out
-
-
-def _rounded(means: pd.DataFrame) -> pd.DataFrame:
-    return means.astype(float).round(DECIMALS)
-
-
-def rank_table(means, higher_is_better) -> pd.DataFrame:
-    """Per-dataset ranks (1 = best, ties share the average place) of the means rounded to 1e-12."""
-    values = _rounded(means).to_numpy()
-    ranks = rankdata(-values if higher_is_better else values, method="average", axis=1)
-    return pd.DataFrame(ranks, index=means.index, columns=means.columns)
-
-
-def average_ranks(means, higher_is_better) -> pd.Series:
-    """Each method's rank averaged over datasets, best first (ties in the average kept in column order)."""
-    return rank_table(means, higher_is_better).mean(axis=0).sort_values(kind="stable")
-
-
-def holm(pvalues) -> np.ndarray:
-    """Holm's step-down adjusted p-values, in the input's order: the i-th smallest of m is multiplied by
-    m - i + 1 (i from 1), made non-decreasing in that order, and capped at 1."""
-    p = np.asarray(pvalues, dtype=float)
-    order = np.argsort(p, kind="stable")
-    m = len(p)
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.maximum.accumulate(scaled)
-    return out
-
-
-def _wilcoxon_p(a: np.ndarray, b: np.ndarray) -> float:
-    if np.all(a == b):
-        return 1.0
-    return float(wilcoxon(a, b, zero_method="wilcox", alternative="two-sided").pvalue)
-
-
-def pairwise(means, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
-    """One row per pair (A, B) in column order: A's wins/ties/losses over datasets, the two-sided Wilcoxon p,
-    the Holm-adjusted p over all pairs, and whether that is below ``alpha``."""
-    values = _rounded(means)
-    rows = []
-    for a, b in combinations(values.columns, 2):
-        x, y = values[a].to_numpy(), values[b].to_numpy()
-        better = x > y if higher_is_better else x < y
-        worse = x < y if higher_is_better else x > y
-        rows.append((a, b, int(better.sum()), int((x == y).sum()), int(worse.sum()), _wilcoxon_p(x, y)))
-    table = pd.DataFrame(rows, columns=["A", "B", "wins", "ties", "losses", "p"])
-    table["p_holm"] = holm(table["p"].to_numpy()) if len(table) else []
-    table["significant"] = table["p_holm"] < alpha
-    return table
-
-
-def _aeon_cliques(together: np.ndarray) -> np.ndarray:
-    """aeon's ``_build_cliques``: ``together[i, j]`` (i < j, methods best first) is 1 where i and j are not
-    significantly different; returns the non-redundant cliques of two or more as 0/1 rows."""
-    m = np.array(together, dtype=int)
-    for i in range(m.shape[0]):
-        for j in range(i + 1, m.shape[1]):
-            if m[i, j] == 0:
-                m[i, j + 1 :] = 0
-                break
-    rows = m[m.sum(axis=1) > 1, :]
-    for i in range(rows.shape[0] - 1, 0, -1):
-        for j in range(i - 1, -1, -1):
-            if np.all(rows[j, rows[i, :].astype(bool)]):
-                rows[i, :] = 0
-                break
-    return rows[rows.sum(axis=1) > 1, :]
-
-
-def cd_groups(means, higher_is_better, p_values, alpha=ALPHA) -> tuple[list[str], list[list[str]]]:
-    """``(order, groups)`` as aeon's diagram draws them: methods by average rank as aeon sorts them, and the
-    cliques found from aeon's returned p-values (ordered that way) above alpha / (k - 1)."""
-    values = _rounded(means).to_numpy()
-    ranks = rankdata(values if not higher_is_better else -1 * values, axis=1)
-    order = list(np.asarray(means.columns)[np.argsort(ranks.mean(axis=0))])
-    cliques = _aeon_cliques(np.asarray(p_values) > alpha / (len(order) - 1))
-    return order, [[order[i] for i in np.flatnonzero(row)] for row in cliques]
 
 
 def critical_difference(means, higher_is_better, path, alpha=ALPHA) -> dict:
@@ -236,13 +158,13 @@ def critical_difference(means, higher_is_better, path, alpha=ALPHA) -> dict:
 
     if means.shape[1] < 3:
         raise ValueError(f"a critical-difference diagram needs at least 3 methods, got {list(means.columns)}")
-    values = _rounded(means).to_numpy()
+    values = rounded(means).to_numpy()
     options = dict(lower_better=not higher_is_better, test="wilcoxon", correction="holm", alpha=alpha)
     fig, _, p_values = plot_critical_difference(values, list(means.columns), **options, return_p_values=True)
     fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     order, groups = cd_groups(means, higher_is_better, p_values, alpha)
-    friedman = float(check_friedman(rankdata(values if not higher_is_better else -1 * values, axis=1)))
+    friedman = float(check_friedman(rank_table(means, higher_is_better).to_numpy()))
     return {"order": order, "groups": groups, "friedman_p": friedman, "p_values": p_values}
 
 
@@ -291,6 +213,25 @@ def _p(value) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
+def _diff(value, measure) -> str:
+    return f"{value:+.4f}" if measure == "accuracy" else f"{value:+.5g}"
+
+
+def _covers(tables, folds_by_set, dropped) -> list[str]:
+    """The methods, datasets and folds a comparison covers, in one paragraph."""
+    pub = [n for n in tables if n.endswith(published_label(""))]
+    text = f"Covers: methods {', '.join(n for n in tables if n not in pub)}"
+    text += f"; published tsml-eval results {', '.join(pub)}" if pub else ""
+    text += f". Datasets: {len(folds_by_set)} compared ({', '.join(folds_by_set) or 'none'}), {len(dropped)} dropped"
+    counts = [len(f) for f in folds_by_set.values()]
+    if counts:
+        text += (
+            f". Folds: fold by fold, each dataset's folds that every method has, {min(counts)} to {max(counts)} "
+            f"per dataset ({sum(counts)} dataset-folds)"
+        )
+    return [text + ".", ""]
+
+
 def _folds_section(tables, folds_by_set, dropped, min_folds) -> list[str]:
     names = list(tables)
     text = "Folds with a score, per method; the means use the folds every method has (`common`). "
@@ -306,7 +247,7 @@ def _folds_section(tables, folds_by_set, dropped, min_folds) -> list[str]:
 
 
 def _means_section(means, folds_by_set, higher, measure) -> list[str]:
-    values = _rounded(means)
+    values = rounded(means)
     best = values.max(axis=1) if higher else values.min(axis=1)
     rows = []
     for d in means.index:
@@ -326,6 +267,27 @@ def _ranks_section(means, higher, measure) -> list[str]:
     return head + _md_table(["method", "average rank", f"mean {measure}"], rows)
 
 
+def _peers_section(means, higher, measure) -> list[str]:
+    """EA-DC's W/T/L, mean difference and Holm p (over its k-1 comparisons) against each other method."""
+    peers = against_peers(means, FOCAL, higher)
+    if peers.empty:
+        return []
+    text = (
+        f"Over {len(means)} datasets: {FOCAL}'s wins/ties/losses against each peer; mean difference = {FOCAL} "
+        f"minus peer ({'positive' if higher else 'negative'} favours {FOCAL}); two-sided Wilcoxon p and its Holm "
+        f"adjustment over these {len(peers)} comparisons with {FOCAL} (the all-pairs Holm p is below)."
+    )
+    rows = [
+        [peer, f"{r.wins}/{r.ties}/{r.losses}", _diff(r.mean_diff, measure), _p(r.p), _p(r.p_holm)]
+        + ["yes" if r.significant else "no"]
+        for peer, r in peers.iterrows()
+    ]
+    head = _section(f"{FOCAL} against each peer", text)
+    return head + _md_table(
+        ["peer", "W/T/L", f"mean difference ({measure})", "p", "p (Holm)", f"Holm p < {ALPHA}"], rows
+    )
+
+
 def _oriented(row, first) -> tuple:
     """A pair's row seen from ``first``: (first, other, wins, ties, losses)."""
     if row["A"] == first:
@@ -334,36 +296,35 @@ def _oriented(row, first) -> tuple:
 
 
 def _pairs_section(pairs, names) -> list[str]:
-    text = f"Two-sided, over datasets (zero_method 'wilcox'); Holm-adjusted over all {len(pairs)} pairs; "
-    lines = _section("Pairwise Wilcoxon signed-rank tests", text + "W/T/L: the first method's wins/ties/losses.")
-    focal = pairs[(pairs["A"] == FOCAL) | (pairs["B"] == FOCAL)] if FOCAL in names else pairs
-    rows = []
-    for _, r in focal.iterrows():
-        a, b, w, t, lo = _oriented(r, FOCAL if FOCAL in names else r["A"])
-        rows.append([a, b, f"{w}/{t}/{lo}", _p(r["p"]), _p(r["p_holm"]), "yes" if r["significant"] else "no"])
-    lines += _md_table(["method", "vs", "W/T/L", "p", "p (Holm)", f"Holm p < {ALPHA}"], rows)
-    if FOCAL in names and len(names) <= _FULL_MATRIX_MAX:
+    text = f"Two-sided, over datasets (zero_method 'wilcox'); Holm-adjusted over all {len(pairs)} pairs."
+    lines = _section("Pairwise Wilcoxon signed-rank tests", text)
+    if len(names) <= _FULL_MATRIX_MAX:
         cell = {}
         for _, r in pairs.iterrows():
             for first in (r["A"], r["B"]):
                 a, b, w, t, lo = _oriented(r, first)
                 cell[a, b] = f"{w}/{t}/{lo}, {_p(r['p_holm'])}"
-        lines += ["All pairs: the row method's W/T/L against the column method, and the Holm-adjusted p.", ""]
-        lines += _md_table(["", *names], [[a, *(cell.get((a, b), "") for b in names)] for a in names])
-    return lines
+        lines += ["The row method's wins/ties/losses against the column method, and the Holm-adjusted p.", ""]
+        return lines + _md_table(["", *names], [[a, *(cell.get((a, b), "") for b in names)] for a in names])
+    rows = []
+    for _, r in pairs.iterrows():
+        a, b, w, t, lo = _oriented(r, FOCAL if FOCAL in (r["A"], r["B"]) else r["A"])
+        rows.append([a, b, f"{w}/{t}/{lo}", _p(r["p"]), _p(r["p_holm"]), "yes" if r["significant"] else "no"])
+    lines += ["W/T/L: the first method's wins/ties/losses.", ""]
+    return lines + _md_table(["method", "vs", "W/T/L", "p", "p (Holm)", f"Holm p < {ALPHA}"], rows)
 
 
-def _cd_section(means, higher, task, out_dir) -> list[str]:
+def _cd_section(means, higher, stem, out_dir) -> list[str]:
     lines = ["## Critical-difference diagram", ""]
     if means.shape[1] < 3:
         return lines + ["Not drawn: aeon's diagram needs at least 3 methods.", ""]
-    cd = critical_difference(means, higher, Path(out_dir) / f"{task}_cd.png")
+    cd = critical_difference(means, higher, Path(out_dir) / f"{stem}_cd.png")
     text = (
         f"aeon's `plot_critical_difference(test='wilcoxon', correction='holm', alpha={ALPHA})`. Friedman p = "
         f"{_p(cd['friedman_p'])} (at or above alpha, aeon draws one group; otherwise groups come from one-sided "
-        f"Wilcoxon p-values against alpha/(k-1) = {ALPHA / (means.shape[1] - 1):.4g}: not the Holm table above)."
+        f"Wilcoxon p-values against alpha/(k-1) = {ALPHA / (means.shape[1] - 1):.4g}: not the Holm tables above)."
     )
-    lines += [f"![critical-difference diagram]({task}_cd.png)", "", text, ""]
+    lines += [f"![critical-difference diagram]({stem}_cd.png)", "", text, ""]
     grouped = {m for g in cd["groups"] for m in g}
     lines += [f"- Group {i}: {', '.join(g)}" for i, g in enumerate(cd["groups"], 1)]
     lines += [f"- Alone: {m}" for m in cd["order"] if m not in grouped]
@@ -374,64 +335,99 @@ def _time_section(summary, task, tables, folds_by_set, means, measure, out_dir) 
     lines = ["## Score against fit time", ""]
     fit = set_means(load_times(summary, task, list(tables)), folds_by_set)
     if fit.empty:
-        return lines + ["No fit times: no method here has a `fittime` table (published tables have none).", ""]
+        return lines + ["No fit times: no method here has a `fittime` table.", ""]
     predict = set_means(load_times(summary, task, list(fit.columns), "predicttime"), folds_by_set)
     plot_time(means, fit, f"mean {measure} over common folds", Path(out_dir) / f"{task}_time.png")
     text = "Small points: one per method x dataset; diamonds: geometric-mean fit time and mean score per method."
     lines += [f"![{measure} against fit time]({task}_time.png)", "", text, ""]
-    rows = [[m, _geo_ms(fit, m), _geo_ms(predict, m)] for m in fit.columns]
+    rows = [[m, *(f"{geometric_mean_ms(t, m):.4g}".replace("nan", "-") for t in (fit, predict))] for m in fit.columns]
     return lines + _md_table(["method", "fit ms (geometric mean)", "predict ms (geometric mean)"], rows)
 
 
-def _geo_ms(times, name) -> str:
-    """Geometric mean of a method's per-dataset mean times (ms; below 1 ms counted as 1 ms)."""
-    if name not in times or not times[name].notna().any():
-        return "-"
-    return f"{np.exp(np.nanmean(np.log(np.maximum(times[name].to_numpy(dtype=float), 1.0)))):.4g}"
+def _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir) -> list[str]:
+    """The sections both reports share, from the folds per dataset to the critical-difference diagram."""
+    measure, higher = _score_measure(task), _higher_is_better(task)
+    lines = _folds_section(tables, folds_by_set, dropped, min_folds)
+    if not folds_by_set:
+        return lines + ["Nothing to compare: no dataset has enough folds that every method has.", ""]
+    means = set_means(tables, folds_by_set)
+    lines += _means_section(means, folds_by_set, higher, measure)
+    lines += _ranks_section(means, higher, measure)
+    lines += _peers_section(means, higher, measure)
+    lines += _pairs_section(pairwise(means, higher), list(means.columns))
+    return lines + _cd_section(means, higher, stem, out_dir)
 
 
-def _default_command(summary, out_dir, task, published, min_folds) -> str:
+def _default_command(summary, out_dir, task, published, min_folds, methods=None, published_methods=None) -> str:
     args = ["python", "-m", "eadct.bakeoff.report", "--summary", str(summary)]
     args += ["--published", str(published)] if published is not None else []
-    return shlex.join(args + ["--out", str(out_dir), "--task", task, "--min-folds", str(min_folds)])
+    args += ["--out", str(out_dir), "--task", task, "--min-folds", str(min_folds)]
+    args += ["--methods", *methods] if methods is not None else []
+    args += ["--published-methods", *published_methods] if published_methods is not None else []
+    return shlex.join(args)
 
 
-def write_report(summary, out_dir, task, published=None, min_folds=1, command=None, methods=None) -> Path:
-    """Write ``<out_dir>/<task>.md`` (and ``<task>_cd.png``, ``<task>_time.png``) and return the Markdown path."""
+def _header(title, command, link, covers) -> list[str]:
+    return [f"# {title}", "", "Recompute with:", "", "```", command, "```", "", link, "", *covers]
+
+
+def _published_link(task, ours_sets, pub_sets) -> str:
+    if pub_sets is None:
+        return "No comparison with published results in this run (pass `--published`)."
+    missing = [d for d in ours_sets if d not in pub_sets]
+    text = f"Against tsml-eval's published results: [{task}_published.md]({task}_published.md), on {len(pub_sets)}"
+    text += f" of these {len(ours_sets)} datasets"
+    return text + (f"; not there: {', '.join(missing)}." if missing else ".")
+
+
+def write_report(
+    summary, out_dir, task, published=None, min_folds=1, command=None, methods=None, published_methods=None
+) -> list[Path]:
+    """Write ``<out_dir>/<task>.md`` (our methods; with ``<task>_cd.png``, ``<task>_time.png``) and, when
+    ``published`` is given, ``<task>_published.md`` (with ``<task>_published_cd.png``); return their paths."""
     measure = _score_measure(task)
-    higher = _higher_is_better(task)
-    tables = load_scores(summary, task, methods=methods, published=published)
-    folds_by_set, dropped = common_folds(tables, min_folds)
+    if published is None and published_methods is not None:
+        raise ValueError("published_methods names published tables; pass the tsml-eval folder as published too")
+    ours = load_ours(summary, task, methods)
+    folds_by_set, dropped = common_folds(ours, min_folds)
     if not folds_by_set:
         fix = "lower min_folds, run more folds, or compare fewer methods"
         raise ValueError(f"no dataset has {min_folds} fold(s) that every method has ({dropped}); {fix}")
+    both = None
+    if published is not None:
+        both = ours | load_published(published, task, _datasets_run(ours), published_methods)
+        both_folds, both_dropped = common_folds(both, min_folds)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    means = set_means(tables, folds_by_set)
-    pub = [n for n in tables if n.endswith(published_label(""))]
-    text = f"Methods: {', '.join(n for n in tables if n not in pub)}"
-    text += f"; published tsml-eval results: {', '.join(pub)}" if pub else ""
-    command = command or _default_command(summary, out_dir, task, published, min_folds)
-    lines = [f"# Bake-off report: {task} ({measure})", "", "Recompute with:", "", "```", command, "```", ""]
-    lines += [f"{text}. {len(folds_by_set)} dataset(s) compared, {len(dropped)} dropped.", ""]
-    lines += _folds_section(tables, folds_by_set, dropped, min_folds)
-    lines += _means_section(means, folds_by_set, higher, measure)
-    lines += _ranks_section(means, higher, measure)
-    lines += _pairs_section(pairwise(means, higher), list(means.columns))
-    lines += _cd_section(means, higher, task, out_dir)
-    lines += _time_section(summary, task, tables, folds_by_set, means, measure, out_dir)
-    path = out_dir / f"{task}.md"
-    path.write_text("\n".join(lines).rstrip("\n") + "\n")
-    return path
+    command = command or _default_command(summary, out_dir, task, published, min_folds, methods, published_methods)
+    link = _published_link(task, list(folds_by_set), None if both is None else list(both_folds))
+    lines = _header(f"Bake-off report: {task} ({measure})", command, link, _covers(ours, folds_by_set, dropped))
+    lines += _comparison(ours, folds_by_set, dropped, min_folds, task, task, out_dir)
+    means = set_means(ours, folds_by_set)
+    lines += _time_section(summary, task, ours, folds_by_set, means, measure, out_dir)
+    paths = [out_dir / f"{task}.md"]
+    paths[0].write_text("\n".join(lines).rstrip("\n") + "\n")
+    if both is not None:
+        link = f"Our methods alone, on every dataset they share: [{task}.md]({task}.md)."
+        title = f"Bake-off report against published results: {task} ({measure})"
+        lines = _header(title, command, link, _covers(both, both_folds, both_dropped))
+        lines += _comparison(both, both_folds, both_dropped, min_folds, task, f"{task}_published", out_dir)
+        paths.append(out_dir / f"{task}_published.md")
+        paths[1].write_text("\n".join(lines).rstrip("\n") + "\n")
+    return paths
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eadct.bakeoff.report", description=__doc__.splitlines()[0])
     parser.add_argument("--summary", required=True, help="folder of <task>/<measure>/<Method>_<measure>.csv")
     parser.add_argument("--published", default=None, help="tsml-eval's published results folder (optional)")
-    parser.add_argument("--out", required=True, help="folder for <task>.md and its PNGs")
+    parser.add_argument("--out", required=True, help="folder for <task>.md, <task>_published.md and their PNGs")
     parser.add_argument("--task", default="all", help="classification, regression or all")
     parser.add_argument("--min-folds", type=int, default=1, help="common folds a dataset needs (default 1)")
+    parser.add_argument("--methods", nargs="+", default=None, help="which of ours (default: every table found)")
+    parser.add_argument(
+        "--published-methods", nargs="+", default=None, help="published tables to compare (default: per task)"
+    )
     args = parser.parse_args(argv)
     if args.task == "all":
         tasks = [t for t in SCORES if (Path(args.summary) / t / SCORES[t]).is_dir()]
@@ -440,9 +436,11 @@ def main(argv=None) -> int:
     else:
         tasks = [args.task]
         _score_measure(args.task)
+    picked = dict(methods=args.methods, published_methods=args.published_methods)
+    command = _default_command(args.summary, args.out, args.task, args.published, args.min_folds, **picked)
     for task in tasks:
-        command = _default_command(args.summary, args.out, args.task, args.published, args.min_folds)
-        print(write_report(args.summary, args.out, task, args.published, args.min_folds, command))
+        for path in write_report(args.summary, args.out, task, args.published, args.min_folds, command, **picked):
+            print(path)
     return 0
 
 
