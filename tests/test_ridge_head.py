@@ -10,7 +10,6 @@ from sklearn.base import clone
 from sklearn.linear_model import Ridge, RidgeCV
 
 from eadct import PAPER_CONFIGURATION, EADCTClassifier, EADCTRegressor, paper_configuration
-from eadct.estimators import _treatment
 from eadct.estimators._ridge import RIDGE_ALPHAS, one_standard_error
 from eadct.tables._config import load_table
 
@@ -62,10 +61,9 @@ def test_ridge_head_sees_only_the_labelled_train_series(monkeypatch):
     extra, _ = make_panel(n=12, seed=9)
     EADCTRegressor(**FAST, options={"head_refit": "ridge", "input_differences": False}).fit(X, y, X_unlabeled=extra)
     assert seen == [30]  # every TRAIN series, the validation split included; no unlabelled series
-    seen.clear()  # "auto" where the network chooses: its two fits on two thirds of TRAIN, then the fit on all of it
-    monkeypatch.setattr(_treatment, "NETWORK_BELOW", float("inf"))
+    seen.clear()  # "auto": the proxy chooses without a network fit, then the one fit on all of TRAIN
     EADCTRegressor(**FAST, options={"head_refit": "ridge"}).fit(X, y, X_unlabeled=extra)
-    assert seen == [20, 20, 30]
+    assert seen == [30]
 
 
 def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
@@ -82,7 +80,7 @@ def test_ridge_head_refits_every_member_and_target_and_unequal_lengths():
 def test_ridge_head_is_the_regressors_default_but_not_the_papers():
     params = EADCTRegressor().get_params()
     assert params["options__head_refit"] == "ridge"
-    assert (params["options__average_epochs"], params["options__max_steps"]) == (20, 900)
+    assert (params["options__average_epochs"], params["options__max_steps"]) == (20, None)
     assert params["validation_fraction"] == 0.0
     assert params["options__dilation_per_layer"] is True
     assert paper_configuration("regression") == {

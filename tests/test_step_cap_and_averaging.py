@@ -32,7 +32,7 @@ def test_step_cap_lowers_the_epochs_and_scales_the_averaged_share():
     assert (plain.max_epochs, plain.average_epochs) == (40, None)
     uncapped = StageSettings(max_epochs=60, batch_size=16, average_epochs=20)
     assert uncapped.capped(10**6) is uncapped
-    # a cap of 900 (the regressor's, docs/training.md): FloodModeling1 30 epochs (10 averaged),
+    # a cap of 900 (the regressor's default until issue 86): FloodModeling1 30 epochs (10 averaged),
     # ChilledWaterPredictor 42 (14), a set of 240 series (15 batches) all 60
     cap = StageSettings(max_epochs=60, batch_size=16, average_epochs=20, max_steps=900)
     assert (cap.capped(471).max_epochs, cap.capped(471).average_epochs) == (30, 10)

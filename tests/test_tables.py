@@ -824,8 +824,8 @@ def test_unit_keys_follow_changed_defaults(monkeypatch, tmp_path):
 
 def test_unit_keys_follow_each_estimators_defaults(tmp_path):
     """Each estimator's own defaults decide the keys of its sets: the classifier's (weight averaging, batches of
-    8, 8 segments) those of the classification sets, the regressor's (weight averaging within 900 steps) those
-    of the regression sets."""
+    8, 8 segments) those of the classification sets, the regressor's (weight averaging, no step cap since issue 86)
+    those of the regression sets."""
     from eadct import EADCTClassifier, EADCTRegressor
     from eadct.tables._search import make_estimator
 
@@ -841,24 +841,22 @@ def test_unit_keys_follow_each_estimators_defaults(tmp_path):
         assert type(est) is cls
         names = ("average_epochs", "validation_fraction", "batch_size", "n_segments", "max_steps")
         assert {k: est._settings()[k] for k in names} == {k: cls()._settings()[k] for k in names}
-    # the regressor's adopted defaults share their units with the candidate row of their last change
+    # the regressor's adopted defaults share their units with a candidate row of the same settings
     regression = _rows_table(tmp_path / "reg", REGRESSION_CANDIDATE_ROWS)
-    assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
-        "EA-DC (step cap 900)", "Tecator", "defaults"
-    )
     assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") == regression.model_key(
         "EA-DC (dilation per layer)", "Tecator", "defaults"
     )
-    # the row of the cap before keeps its own units
-    assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") != regression.model_key(
-        "EA-DC (weight averaging, 1200 steps)", "Tecator", "defaults"
-    )
+    # the rows of a step cap keep their own units: the regressor has none since issue 86
+    for capped in ("EA-DC (step cap 900)", "EA-DC (weight averaging, 1200 steps)"):
+        assert regression.model_key("EA-DC (defaults)", "Tecator", "defaults") != regression.model_key(
+            capped, "Tecator", "defaults"
+        )
 
 
 def test_a_changed_default_the_rows_network_does_not_read_leaves_its_key(monkeypatch):
     """The regressor's ``dilation_per_layer=True`` moves the EA-DC rows' keys but not the Transformer's, LSTM's or
     ResNet's (no convolution branch: their fits are those from before it); ``input_differences``, which the
-    regressor chooses by fits, stays in every key."""
+    regressor chooses on TRAIN, stays in every key."""
     from eadct.tables import _keys
 
     accuracy, table1 = load_table("accuracy"), load_table("table1")
@@ -900,7 +898,7 @@ def test_a_defaults_profile_refits_the_regressors_head_and_records_its_strength(
     # the regressor's default input_differences="auto": what it chose on TRAIN
     assert reg["hyperparameters"]["input_differences"] == "auto"
     assert reg["hyperparameters"]["input_differences_chosen"] in (False, True)
-    assert reg["hyperparameters"]["input_differences_decided_by"] in ("proxy", "network", None)
+    assert reg["hyperparameters"]["input_differences_decided_by"] in ("proxy", None)
     md = build_report(table, "tinydefaults", out, tmp_path / "reports", figure=False)[0].read_text()
     assert "head_alpha=[" in md and "input_differences_chosen=" in md
 
@@ -964,7 +962,7 @@ def test_a_data_dependent_auto_default_that_decides_the_reference_keeps_the_key_
     assert _keys.decided(changed, "PLAID") == changed == _keys.decided(changed, None)  # not in the registry
     assert _keys.decided(changed, "FaceDetection") == {"wide_scales": "auto", "max_steps": 900}  # spread not measured
     # the classifier's input_differences="auto": never on a set of several channels; the regressor's is a choice
-    # by fits, which the registry cannot decide
+    # on TRAIN's series and targets (the proxy's), which the registry cannot decide
     assert _keys.decided({"input_differences": "auto"}, "FaceDetection") == {}
     assert _keys.decided({"input_differences": "auto"}, "Tecator") == {"input_differences": "auto"}
     assert _keys.decided({"input_differences": "auto"}, "ArrowHead") == {"input_differences": "auto"}  # unregistered
@@ -1007,7 +1005,7 @@ def test_a_classification_unit_records_where_wide_scales_acted(tiny_setup, tmp_p
         runs[name] = (res["hyperparameters"]["wide_scale_channels"], out)
         # input_differences="auto" (also the classifier's default): what its rule decided, never with two channels
         assert res["hyperparameters"]["input_differences_chosen"] is False
-        assert "input_differences_decided_by" not in res["hyperparameters"]  # the regressor's judges only
+        assert "input_differences_decided_by" not in res["hyperparameters"]  # the regressor's choice only
     assert runs["none"][0] == [] and runs["all"][0] == [0, 1]
     md = {
         k: build_report(table, "tinydefaults", out, tmp_path / k, figure=False)[0].read_text()

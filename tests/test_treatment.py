@@ -1,5 +1,5 @@
-"""``EADCTRegressor(options={"input_differences": "auto"})``: the treatment chosen on TRAIN (the kernel ridge proxy,
-then an inner split), then refitted."""
+"""``EADCTRegressor(options={"input_differences": "auto"})``: the treatment chosen on TRAIN by the kernel ridge
+proxy alone, then refitted."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from eadct.estimators import _proxy, _treatment
 from eadct.estimators._proxy import proxy_scores
 
 FAST = dict(TINY, max_epochs=2)
+KEYS = {"chosen", "proxy_margin", "proxy_without", "proxy_with", "skipped", "choice_s", "decided_by"}
 
 
 @pytest.fixture(scope="module")
@@ -33,17 +34,27 @@ def slope_data(n=30, length=32, seed=0):
     return X, slope**2, level**2
 
 
+def fit_spy(monkeypatch):
+    """Record each ``EADCTRegressor.fit``: the series, the targets and ``input_differences`` it was called with."""
+    seen, fit = [], EADCTRegressor.fit
+
+    def spy(self, X_, y_, X_unlabeled=None):
+        seen.append((np.asarray(X_).copy(), np.asarray(y_).copy(), self.get_params()["options__input_differences"]))
+        return fit(self, X_, y_, X_unlabeled=X_unlabeled)
+
+    monkeypatch.setattr(EADCTRegressor, "fit", spy)
+    return seen
+
+
 @pytest.fixture(scope="module")
 def fits(data):
-    """The plain fits with and without the differences, and "auto" forced each way by the network's margin (the
-    proxy's vote is checked on its own below: these data do not pass it)."""
+    """The plain fits with and without the differences, and "auto" forced each way by the proxy's margin (these
+    data do not pass it at 0.8)."""
     X, y = data
     out = {value: EADCTRegressor(**FAST, options={"input_differences": value}).fit(X, y) for value in (False, True)}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
-        mp.setattr(_treatment, "NETWORK_BELOW", np.inf)
         for margin, name in ((0.0, "auto-without"), (1e9, "auto-with")):
-            mp.setattr(_treatment, "MARGIN", margin)
+            mp.setattr(_treatment, "PROXY_MARGIN", margin)
             out[name] = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
     return out
 
@@ -59,11 +70,12 @@ def test_auto_refits_the_chosen_treatment_exactly(fits, data, name, chosen):
     np.testing.assert_array_equal(auto.predict(X), fits[chosen].predict(X))
 
 
-def test_auto_records_both_held_out_errors(fits):
-    choice = fits["auto-without"].treatment_choice_
-    assert choice["n_fit"] + choice["n_holdout"] == 24 and choice["n_holdout"] == 8
-    assert choice["rmse_without"] > 0 and choice["rmse_with"] > 0 and choice["margin"] == 0.0
-    assert choice["decided_by"] == "network" and choice["proxy_with"] > 0 and choice["proxy_without"] > 0
+def test_auto_records_the_proxys_scores(fits):
+    choice = fits["auto-with"].treatment_choice_
+    assert set(choice) == KEYS and choice["decided_by"] == "proxy" and choice["skipped"] is None
+    assert choice["proxy_with"] > 0 and choice["proxy_without"] > 0 and choice["proxy_margin"] == 1e9
+    assert choice["choice_s"] >= 0
+    assert _treatment.PROXY_MARGIN == 0.8
 
 
 def test_proxy_loo_is_kernel_ridge_refitted_without_each_series():
@@ -137,125 +149,101 @@ def test_proxy_scores_a_seeded_subset_of_a_large_set(monkeypatch):
     assert first != proxy_scores(X, slope2, random_state=0)
 
 
-@pytest.mark.parametrize("max_steps", [None, 1])
-def test_auto_takes_the_proxys_differences_without_network_fits(monkeypatch, max_steps):
-    """Where the proxy sees the slopes, "auto" fits the differences on all of TRAIN at once, exactly
-    ``input_differences=True``, also where the step cap keeps the network from choosing."""
-    X, slope2, _ = slope_data()
-    calls, scored = [], []
-    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
+@pytest.mark.parametrize("target, chosen", [("slope", True), ("level", False)])
+def test_auto_takes_the_differences_where_slopes_carry_the_target_not_the_level(monkeypatch, target, chosen):
+    """Where the slopes carry the target the proxy takes the differences, where the level does it does not: one fit
+    of the chosen treatment on all of TRAIN (no other fit), exactly ``input_differences=True`` or ``False``."""
+    X, slope2, level2 = slope_data()
+    X, y = X[:24], (slope2 if target == "slope" else level2)[:24]
+    scored = []
     proxy = _treatment.proxy_scores
     monkeypatch.setattr(_treatment, "proxy_scores", lambda s, y, r: scored.append((np.array(s), y)) or proxy(s, y, r))
-    params, steps = FAST, {"max_steps": max_steps}
-    est = EADCTRegressor(**params, options={**steps, "input_differences": "auto"}).fit(X[:24], slope2[:24])
+    seen = fit_spy(monkeypatch)
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
     choice = est.treatment_choice_
-    assert calls == [] and est.input_differences_ is True and choice["decided_by"] == "proxy"
-    assert choice["proxy_with"] < 0.8 * choice["proxy_without"] and choice["skipped"] is None
-    assert choice["rmse_with"] is None and choice["n_holdout"] == 0
+    assert est.input_differences_ is chosen and choice["decided_by"] == "proxy" and choice["skipped"] is None
+    assert (choice["proxy_with"] < 0.8 * choice["proxy_without"]) is chosen
+    assert [given for _, _, given in seen] == ["auto", chosen]  # the user's call, then the refit: nothing else
+    for seen_X, seen_y, _ in seen:
+        np.testing.assert_array_equal(seen_X, X)
+        np.testing.assert_array_equal(seen_y, y)
     ((seen_X, seen_y),) = scored  # the proxy saw the series passed to fit, nothing else
-    np.testing.assert_array_equal(seen_X, X[:24])
-    np.testing.assert_array_equal(seen_y, slope2[:24])
-    plain = EADCTRegressor(**params, options={**steps, "input_differences": True}).fit(X[:24], slope2[:24])
+    np.testing.assert_array_equal(seen_X, X)
+    np.testing.assert_array_equal(seen_y, y)
+    plain = EADCTRegressor(**FAST, options={"input_differences": chosen}).fit(X, y)
     np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
 
-def test_the_choice_sees_only_the_series_passed_to_fit(data, monkeypatch):
+@pytest.mark.parametrize("ratio, chosen", [(0.79, True), (0.8, False), (0.969, False), (1.2, False), (None, False)])
+def test_the_proxy_alone_decides_at_its_margin(fits, data, monkeypatch, ratio, chosen):
+    """Below PROXY_MARGIN times the score without them the differences are taken, at or above it not, with no other
+    judge; where the proxy cannot score (None: a series of under 2 valid steps) the values alone."""
     X, y = data
-    seen = []
-    fit = EADCTRegressor.fit
+    scores = None if ratio is None else (0.5, 0.5 * ratio)
+    monkeypatch.setattr(_treatment, "proxy_scores", lambda series, y, random_state: scores)
+    seen = fit_spy(monkeypatch)
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
+    choice = est.treatment_choice_
+    assert len(seen) == 2 and est.input_differences_ is chosen and choice["chosen"] is chosen
+    assert choice["decided_by"] == (None if ratio is None else "proxy") and choice["skipped"] is None
+    assert (choice["proxy_without"], choice["proxy_with"]) == ((None, None) if ratio is None else scores)
+    np.testing.assert_array_equal(est.predict(X), fits[chosen].predict(X))
 
-    def spy(self, X_, y_, X_unlabeled=None):
-        seen.append((np.asarray(X_).copy(), np.asarray(y_).copy(), self.get_params()["options__input_differences"]))
-        return fit(self, X_, y_, X_unlabeled=X_unlabeled)
 
-    monkeypatch.setattr(EADCTRegressor, "fit", spy)
-    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)  # the network chooses whatever the proxy sees
-    est = EADCTRegressor(**FAST, options={"input_differences": "auto"})
-    est.fit(X[:18], y[:18])  # the last 6 series stand for data outside TRAIN
-    (_, _, auto), (X_a, y_a, first), (X_b, _, second), (X_r, y_r, refit) = seen
-    assert (auto, first, second, refit) == ("auto", False, True, est.input_differences_)
-    np.testing.assert_array_equal(X_a, X_b)  # both treatments on the same inner part
-    rows = {row.tobytes() for row in X[:18]}
-    assert all(row.tobytes() in rows for row in X_a) and len(X_a) == 12  # two thirds of TRAIN, nothing else
-    np.testing.assert_array_equal(X_r, X[:18])
-    np.testing.assert_array_equal(y_r, y[:18])
+def test_auto_on_few_series_fits_the_values_without_choosing(data, monkeypatch):
+    X, y = data
+    scored = []
+    monkeypatch.setattr(_treatment, "proxy_scores", lambda *args: scored.append(args))
+    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X[:11], y[:11])
+    choice = est.treatment_choice_
+    assert scored == [] and est.input_differences_ is False and set(choice) == KEYS
+    assert choice["skipped"] == "few series" and choice["decided_by"] is None and choice["proxy_without"] is None
+    plain = EADCTRegressor(**FAST, options={"input_differences": False}).fit(X[:11], y[:11])
+    np.testing.assert_array_equal(est.predict(X), plain.predict(X))
 
 
 def test_auto_is_deterministic_and_survives_clone_pickle_and_save(fits, data, tmp_path):
     X, y = data
     auto = fits["auto-with"]
-    again = clone(auto).set_params(options__input_differences="auto")
+    again = clone(auto)
+    assert again.get_params()["options__input_differences"] == "auto" and not hasattr(again, "treatment_choice_")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_treatment, "MARGIN", 1e9)
-        mp.setattr(_treatment, "PROXY_MARGIN", 0.0)
-        mp.setattr(_treatment, "NETWORK_BELOW", np.inf)
+        mp.setattr(_treatment, "PROXY_MARGIN", 1e9)
         again.fit(X, y)
     untimed = lambda choice: {k: v for k, v in choice.items() if k != "choice_s"}  # noqa: E731
     assert untimed(again.treatment_choice_) == untimed(auto.treatment_choice_)
     np.testing.assert_array_equal(again.predict(X), auto.predict(X))
     restored = pickle.loads(pickle.dumps(auto))
+    assert restored.treatment_choice_ == auto.treatment_choice_ and restored.input_differences_ is True
     np.testing.assert_allclose(restored.predict(X), auto.predict(X), atol=1e-6)
     loaded = eadct.load(eadct.save(auto, tmp_path / "auto.safetensors"))
     assert loaded.get_params()["options__input_differences"] == "auto" and loaded.input_differences_ is True
+    assert loaded.treatment_choice_ == auto.treatment_choice_
     np.testing.assert_allclose(loaded.predict(X), auto.predict(X), atol=1e-6)
 
 
-def test_auto_on_few_series_fits_without_choosing(data, monkeypatch):
-    X, y = data
-    calls = []
-    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
-    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X[:11], y[:11])
-    assert calls == [] and est.input_differences_ is False
-    assert est.treatment_choice_["rmse_without"] is None and est.treatment_choice_["n_holdout"] == 0
-    assert est.treatment_choice_["skipped"] == "few series" and est.treatment_choice_["decided_by"] is None
-    assert est.treatment_choice_["proxy_without"] is None
-
-
-@pytest.mark.parametrize("max_steps, skipped", [(None, None), (3 * 2, None), (3 * 2 - 1, "step cap")])
-def test_auto_does_not_choose_where_the_step_cap_shortens_fine_tuning(data, monkeypatch, max_steps, skipped):
-    """24 series in batches of 16: 2 steps an epoch, so 2 epochs need 4 steps; 3 epochs (max_epochs=3) 6."""
-    X, y = data
-    calls = []
-    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
-    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
-    params, steps = dict(FAST, max_epochs=3), {"max_steps": max_steps}
-    est = EADCTRegressor(**params, options={**steps, "input_differences": "auto"}).fit(X, y)
-    assert est.treatment_choice_["skipped"] == skipped and len(calls) == (0 if skipped else 2)
-    if skipped:  # the proxy did not take the differences: exactly the fit without them
-        assert est.input_differences_ is False and est.treatment_choice_["rmse_with"] is None
-        assert est.treatment_choice_["decided_by"] is None and est.treatment_choice_["proxy_without"] > 0
-        plain = EADCTRegressor(**params, options={**steps, "input_differences": False}).fit(X, y)
-        np.testing.assert_array_equal(est.predict(X), plain.predict(X))
-
-
-@pytest.mark.parametrize(
-    "ratio, judge, network_fits, chosen",
-    [
-        (0.79, "proxy", 0, True),
-        (0.8, "network", 2, None),
-        (0.969, "network", 2, None),
-        (0.97, "proxy", 0, False),
-        (1.2, "proxy", 0, False),
-    ],
-)
-def test_the_network_chooses_only_where_the_proxy_sees_some_gain(data, monkeypatch, ratio, judge, network_fits, chosen):
-    """Below PROXY_MARGIN the proxy takes the differences; in [PROXY_MARGIN, NETWORK_BELOW) the network chooses; at
-    NETWORK_BELOW or above the proxy sees no gain and the defaults' treatment is fitted at once, exactly
-    ``input_differences=False``."""
-    X, y = data
-    calls = []
-    monkeypatch.setattr(_treatment, "clone", lambda est: calls.append(est) or clone(est))
-    monkeypatch.setattr(_treatment, "proxy_scores", lambda series, y, random_state: (0.5, 0.5 * ratio))
-    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, y)
-    choice = est.treatment_choice_
-    assert len(calls) == network_fits and choice["decided_by"] == judge
-    assert choice["proxy_without"] == 0.5 and choice["proxy_with"] == 0.5 * ratio
-    assert choice["skipped"] == ("no proxy gain" if judge == "proxy" and not chosen else None)
-    if chosen is not None:
-        assert est.input_differences_ is chosen and choice["rmse_without"] is None and choice["n_holdout"] == 0
-        plain = EADCTRegressor(**FAST, options={"input_differences": chosen}).fit(X, y)
-        np.testing.assert_array_equal(est.predict(X), plain.predict(X))
-    assert _treatment.NETWORK_BELOW == 0.97 > _treatment.PROXY_MARGIN
+def test_a_saved_choice_with_the_network_judges_keys_still_loads(fits, data, tmp_path):
+    """Files saved while the network also chose hold more keys (margin, rmse_*, n_fit, n_holdout, "network"): the
+    loader checks only that ``treatment_choice_`` is a dict of plain values."""
+    X, _ = data
+    old = pickle.loads(pickle.dumps(fits["auto-with"]))
+    old.treatment_choice_ = dict(
+        chosen=True,
+        margin=0.5,
+        rmse_without=0.9,
+        rmse_with=0.3,
+        n_fit=16,
+        n_holdout=8,
+        choice_s=1.5,
+        skipped=None,
+        proxy_margin=0.8,
+        proxy_without=0.7,
+        proxy_with=0.65,
+        decided_by="network",
+    )
+    loaded = eadct.load(eadct.save(old, tmp_path / "old.safetensors"))
+    assert loaded.treatment_choice_ == old.treatment_choice_ and loaded.input_differences_ is True
+    np.testing.assert_allclose(loaded.predict(X), old.predict(X), atol=1e-6)
 
 
 def test_auto_is_the_regressors_default_but_not_the_papers():
@@ -277,16 +265,3 @@ def test_auto_is_the_supervised_estimators_only(data):
     X, _ = data
     with pytest.raises(ValueError, match=r"input_differences must be True or False \(\"auto\": EADCTClassifier and"):
         eadct.EADCTRepresentation(**TINY_REPR, options={"input_differences": "auto"}).fit(X)
-
-
-def test_the_networks_choice_on_unequal_lengths_does_not_warn_the_user(monkeypatch, recwarn):
-    """The inner split's held-out series may be longer than its fitted part's: predicting them is the choice's
-    business, so the user sees no warning about positions past the training length."""
-    from conftest import make_unequal
-
-    X, _, target = make_unequal(lengths=(3, 15))
-    monkeypatch.setattr(_treatment, "PROXY_MARGIN", 0.0)  # the network's choice, with its inner fits
-    monkeypatch.setattr(_treatment, "NETWORK_BELOW", np.inf)
-    est = EADCTRegressor(**FAST, options={"input_differences": "auto"}).fit(X, target)
-    assert est.treatment_choice_["decided_by"] == "network"
-    assert not [w for w in recwarn if "longer than the longest seen in fit" in str(w.message)]

@@ -24,8 +24,9 @@ PAPER_CONFIGURATION = {
     "options": {"attention_downsample": 1, "average_epochs": None, "wide_scales": False, "input_differences": False},
 }
 #: The paper's values of settings where only ``EADCTRegressor``'s defaults differ from them: the linear head as
-#: fine-tuned, without the ridge refit, no cap on the optimizer steps (docs/training.md), and the convolutions'
-#: dilation doubling with every block (docs/model.md); fields of its ``options``.
+#: fine-tuned, without the ridge refit, and the convolutions' dilation doubling with every block (docs/model.md);
+#: fields of its ``options``. No cap on the optimizer steps is stated too, now also the regressor's default (it had a
+#: cap of 900 until issue 86; docs/training.md).
 PAPER_REGRESSOR_ONLY = {"head_refit": None, "max_steps": None, "dilation_per_layer": False}
 
 

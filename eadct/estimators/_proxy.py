@@ -6,9 +6,9 @@ first differences scaled to unit standard deviation (as the stem reads them). Ga
 the values' parts, then on the values' and the differences' parts together, is scored by its lowest leave-one-out
 RMSE over ``ALPHAS``, in closed form (one eigendecomposition per treatment). Where the second score is well below
 the first, the slopes carry what the level hides, as on spectra. A linear model could not tell this: the
-differences are a linear function of the values. The proxy's design and its measured choices are in
-docs/accuracy.md, sections "Candidate default: the treatment chosen by a kernel ridge proxy" and "Candidate default:
-the kernel ridge proxy's vote before the network's choice".
+differences are a linear function of the values. The proxy's design and its first measured choices are in
+research/accuracy-diary.md, section "Candidate default: the treatment chosen by a kernel ridge proxy"; its choices on
+TRAIN subsets, now that it alone decides, in research/reports/differences_train_cv.md.
 """
 
 from __future__ import annotations

@@ -42,8 +42,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
     Masked-value pretraining, then fine-tuning of encoder and a linear head with MSE on standardised
     targets (paper Eq. 9; or, with ``options={{"loss": "huber"}}``, a Huber loss on robustly scaled targets);
     one or several targets. The network kept is the mean of the weights of the last
-    {REGRESSOR_DEFAULTS["average_epochs"]} fine-tuning epochs (``average_epochs``), within at most
-    {REGRESSOR_DEFAULTS["max_steps"]:,} optimizer steps per stage (``max_steps``), and the linear head is fitted
+    {REGRESSOR_DEFAULTS["average_epochs"]} fine-tuning epochs (``average_epochs``), and the linear head is fitted
     again by ridge regression (``head_refit``); the convolutions' dilation doubles with every layer
     (``dilation_per_layer``): each a field of ``options``. The paper chooses the best epoch on a validation
     split, keeps the head as fine-tuned and doubles the dilation with every block:
@@ -93,7 +92,7 @@ class EADCTRegressor(RegressorMixin, TransformerMixin, EADCTBase):
         panel = self._start_supervised_fit(X, y)
         y = float_targets(y, type(self).__name__)
         self._check_n_samples(panel, y)
-        if is_auto(self._option("input_differences")):  # the treatment chosen on an inner split, then this fit again
+        if is_auto(self._option("input_differences")):  # the treatment chosen on TRAIN, then this fit again
             return fit_with_chosen_treatment(self, X, y, X_unlabeled)
         self.input_differences_ = self._option("input_differences")
         self.__dict__.pop("treatment_choice_", None)

@@ -40,7 +40,7 @@ def warn_non_finite(history: list[dict], lr: float, clip_grad_norm=None) -> None
 
 class LongerSeriesWarning(UserWarning):
     """``predict`` got series longer than the longest seen in ``fit`` (:func:`warn_longer`); its own class so that
-    code which predicts for its own purposes (the inner split of ``input_differences="auto"``) can silence it."""
+    code which predicts for its own purposes can silence it."""
 
 
 def warn_longer(estimator, longest: int) -> None:

@@ -190,8 +190,8 @@ def key_base(base: str, task: str = "classification", dataset: str | None = None
     return listed, decided(changed, dataset)
 
 
-#: Encoder settings that the estimators read too (the regressor chooses ``input_differences="auto"`` by fits), so
-#: that a row whose network ignores them can still fit differently: they stay in every key.
+#: Encoder settings that the estimators read too (the regressor chooses ``input_differences="auto"`` on TRAIN's
+#: series and targets), so that a row whose network ignores them can still fit differently: they stay in every key.
 READ_OUTSIDE_THE_ENCODER = frozenset({"input_differences"})
 
 

@@ -145,8 +145,8 @@ def _fit_eadct(spec, data: Data, profile: Profile, search: dict, seed: int, ckpt
         hyper["head_alpha"] = est.head_alpha_.ravel().tolist()
     if settings.get("input_differences") == "auto":  # what "auto" took on TRAIN (rule or choice)
         hyper["input_differences_chosen"] = bool(est.input_differences_)
-    if hasattr(est, "treatment_choice_"):  # the regressor's "auto": which judge chose
-        hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy", "network" or None
+    if hasattr(est, "treatment_choice_"):  # the regressor's "auto": whether the proxy scored (None: too few series)
+        hyper["input_differences_decided_by"] = est.treatment_choice_.get("decided_by")  # "proxy" or None
     if settings.get("wide_scales", False) and hasattr(est, "wide_scale_channels_"):  # where "auto" or a threshold acted
         hyper["wide_scale_channels"] = [i for i, wide in enumerate(est.wide_scale_channels_) if wide]
     ckpt.unlink(missing_ok=True)
