@@ -8,6 +8,7 @@ import pytest
 
 from eadct.bakeoff import _methods, collect, read_summary, run_bakeoff
 from eadct.bakeoff._results import predictions_path, read_predictions
+from eadct.bakeoff._run import StaleUnits
 from eadct.bakeoff.cli import _folds, main
 
 AEON_DATA = Path(aeon.__file__).parent / "datasets" / "data"
@@ -27,15 +28,22 @@ def test_a_run_writes_tsml_eval_files_that_collect_and_aeon_read(tmp_path):
     assert "Encoder dictionary: {'badminton': 0, 'running': 1, 'standing': 2, 'walking': 3}" in lines[0]
     assert len(lines) == 3 + 40  # three header lines, then BasicMotions' 40 TEST cases
     assert all(len(line.split(",")) == 3 + 4 for line in lines[3:])  # true, predicted, "", four probabilities
-    assert float(lines[2].split(",")[0]) == read_predictions(path)["score"]
+    assert float(lines[2].split(",")[0]) == read_predictions(path, "classification")["score"]
+    assert lines[1].startswith('{"__class__": "QUANTClassifier"') and "n_jobs" not in lines[1]
 
     collect(out, summary)
     table = read_summary(summary / "classification" / "accuracy" / "QUANT_accuracy.csv")
     assert list(table.columns) == [0, 1] and list(table.index) == ["BasicMotions"]
-    from aeon.benchmarking.results_loaders import get_estimator_results
-
-    loaded = get_estimator_results("QUANT", path=str(summary), task="classification", num_resamples=None)
-    np.testing.assert_allclose(loaded["QUANT"]["BasicMotions"], table.loc["BasicMotions"].to_numpy())
+    # the published tables' format: the same reader reads ours and tsml-eval's
+    np.testing.assert_allclose(
+        table.loc["BasicMotions"],
+        [
+            read_predictions(predictions_path(out, "classification", "QUANT", "BasicMotions", k), "classification")[
+                "score"
+            ]
+            for k in (0, 1)
+        ],
+    )
     assert (summary / "classification" / "fittime" / "QUANT_fittime.csv").exists()
 
     again = run_bakeoff(["BasicMotions"], ["QUANT"], [0, 1, 2], out, [AEON_DATA], threads=1, log=_quiet)
@@ -77,3 +85,65 @@ def test_folds_parse_and_unknown_methods_are_refused():
         main(["run", "--data-dir", ".", "--methods", "NoSuchMethod"])
     with pytest.raises(ValueError, match="unknown method"):
         run_bakeoff(["BasicMotions"], ["NoSuchMethod"], [0], ".", ["."])
+
+
+def test_a_unit_written_with_other_settings_is_refused_not_reused(tmp_path):
+    run_bakeoff(["Covid3Month"], ["QUANT"], [0], tmp_path, [AEON_DATA], threads=1, log=_quiet)
+    path = predictions_path(tmp_path, "regression", "QUANT", "Covid3Month", 0)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], lines[1].replace('"interval_depth": 6', '"interval_depth": 5'), *lines[2:]]))
+    with pytest.raises(StaleUnits, match="other settings"):
+        run_bakeoff(["Covid3Month"], ["QUANT"], [0], tmp_path, [AEON_DATA], threads=1, log=_quiet)
+    assert (
+        main(
+            [
+                "run",
+                "--data-dir",
+                str(AEON_DATA),
+                "--datasets",
+                "Covid3Month",
+                "--methods",
+                "QUANT",
+                "--folds",
+                "0",
+                "--out",
+                str(tmp_path),
+                "--threads",
+                "1",
+            ]
+        )
+        == 2
+    )
+
+
+def test_non_finite_predictions_fail_the_unit(tmp_path, monkeypatch):
+    class Diverged:
+        def get_params(self, deep=True):
+            return {}
+
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), np.nan)
+
+    monkeypatch.setitem(_methods.METHODS, "Diverged", (lambda task, seed, threads: Diverged(), True))
+    logged = []
+    counts = run_bakeoff(["Covid3Month"], ["Diverged"], [0], tmp_path, [AEON_DATA], threads=1, log=logged.append)
+    assert counts["failed"] == 1 and "non-finite" in logged[0]
+
+
+def test_bad_results_files_are_named_value_errors(tmp_path):
+    bad = tmp_path / "X_accuracy.csv"
+    bad.write_text("folds:,0,1\nA,0.5,0.6\nA,0.5,0.7\n")
+    with pytest.raises(ValueError, match="names a dataset or a fold twice"):
+        read_summary(bad)
+    bad.write_text("folds:,0,zero\nA,0.5,0.6\n")
+    with pytest.raises(ValueError, match="is not a results table"):
+        read_summary(bad)
+    short = tmp_path / "testResample0.csv"
+    short.write_text("A,B,TEST,0,MILLISECONDS,\n{}\n")
+    with pytest.raises(ValueError, match="not a tsml-eval predictions file"):
+        read_predictions(short, "regression")
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        run_bakeoff(["BasicMotions"], ["QUANT"], [0], tmp_path, [AEON_DATA], threads=0)

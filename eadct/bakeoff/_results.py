@@ -51,13 +51,14 @@ def write_predictions(
 ) -> float:
     """Write one unit's tsml-eval predictions file (atomically) and return its score (accuracy or RMSE)."""
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    head = [f"{dataset},{method},TEST,{fold},MILLISECONDS,PREDICTIONS,{_one_line(comment)}", _one_line(settings)]
+    kind = "PREDICTIONS," if task == "classification" else ""  # as tsml-eval's own files of each task
+    head = [f"{dataset},{method},TEST,{fold},MILLISECONDS,{kind}{_one_line(comment)}", _one_line(settings)]
     if task == "classification":
         labels = list(classes)
         code = {label: i for i, label in enumerate(labels)}
         head[0] += f" Encoder dictionary: { {str(label): i for label, i in code.items()} }"
         score = float(np.mean(y_true == y_pred))
-        head.append(f"{score},{int(fit_ms)},{int(predict_ms)},-1,-1,{len(labels)},,-1,-1")
+        head.append(f"{score},{round(fit_ms)},{round(predict_ms)},-1,-1,{len(labels)},,-1,-1")
         p = np.zeros((len(y_true), len(labels))) if proba is None else np.asarray(proba, dtype=float)
         rows = [
             f"{code[t]},{code[q]},," + ",".join(repr(float(v)) for v in p[i])
@@ -66,7 +67,7 @@ def write_predictions(
     else:
         err = y_pred.astype(float) - y_true.astype(float)
         score = float(np.sqrt(np.mean(err**2)))
-        head.append(f"{float(np.mean(err**2))},{int(fit_ms)},{int(predict_ms)},-1,-1,,-1,-1")
+        head.append(f"{float(np.mean(err**2))},{round(fit_ms)},{round(predict_ms)},-1,-1,,-1,-1")
         rows = [f"{float(t)!r},{float(q)!r}" for t, q in zip(y_true, y_pred, strict=True)]
     atomic_write_bytes(Path(path), ("\n".join(head + rows) + "\n").encode())
     return score
@@ -76,18 +77,25 @@ def _one_line(text) -> str:
     return " ".join(str(text).split())
 
 
-def read_predictions(path) -> dict:
-    """``{"score", "fit_ms", "predict_ms"}`` of one predictions file; the score is recomputed from its cases."""
-    lines = Path(path).read_text().splitlines()
-    third = lines[2].split(",")
-    cases = [line.split(",") for line in lines[3:] if line]
-    true = np.array([c[0] for c in cases])
-    pred = np.array([c[1] for c in cases])
-    if "Encoder dictionary" in lines[0]:
-        score = float(np.mean(true == pred))
-    else:
-        score = float(np.sqrt(np.mean((pred.astype(float) - true.astype(float)) ** 2)))
-    return {"score": score, "fit_ms": float(third[1]), "predict_ms": float(third[2])}
+def read_predictions(path, task: str) -> dict:
+    """``{"score", "fit_ms", "predict_ms"}`` of one predictions file of ``task``; the score is recomputed from its
+    cases. A ValueError names a file that is not one."""
+    try:
+        lines = Path(path).read_text().splitlines()
+        third = lines[2].split(",")
+        cases = [line.split(",") for line in lines[3:] if line]
+        true = np.array([c[0] for c in cases])
+        pred = np.array([c[1] for c in cases])
+        if task == "classification":
+            score = float(np.mean(true == pred))
+        else:
+            score = float(np.sqrt(np.mean((pred.astype(float) - true.astype(float)) ** 2)))
+        out = {"score": score, "fit_ms": float(third[1]), "predict_ms": float(third[2])}
+    except (IndexError, ValueError) as err:
+        raise ValueError(f"{path} is not a tsml-eval predictions file ({err}); move it out of the folder") from None
+    if not cases:
+        raise ValueError(f"{path} has no cases; move it out of the folder")
+    return out
 
 
 def collect(out, summary, tasks=("classification", "regression")) -> list[Path]:
@@ -98,7 +106,7 @@ def collect(out, summary, tasks=("classification", "regression")) -> list[Path]:
             cells = {}
             for f in (method_dir / "Predictions").glob("*/testResample*.csv"):
                 fold = int(_FILE.fullmatch(f.name).group(1))
-                r = read_predictions(f)
+                r = read_predictions(f, task)
                 cells[(f.parent.name, fold)] = (r["score"], r["fit_ms"], r["predict_ms"])
             if not cells:
                 continue
@@ -127,8 +135,15 @@ def write_summary(path, table: pd.DataFrame) -> None:
 
 
 def read_summary(path) -> pd.DataFrame:
-    """A ``<method>_<measure>.csv`` (ours or tsml-eval's published) as datasets x folds (NaN where not run)."""
-    table = pd.read_csv(path, index_col=0)
-    table.columns = [int(c) for c in table.columns]
+    """A ``<method>_<measure>.csv`` (ours or tsml-eval's published) as datasets x folds (NaN where not run); a
+    ValueError names a file that is not one (a bad header, a repeated dataset, a cell that is not a number)."""
+    try:
+        table = pd.read_csv(path, index_col=0)
+        table.columns = [int(c) for c in table.columns]
+        table = table.astype(float)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise ValueError(f"{path} is not a results table (folds:,0,1,... then dataset,score,...): {err}") from None
+    if table.index.has_duplicates or len(set(table.columns)) != len(table.columns):
+        raise ValueError(f"{path} names a dataset or a fold twice")
     table.index.name = None
-    return table.astype(float)
+    return table

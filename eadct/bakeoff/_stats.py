@@ -2,9 +2,10 @@
 
 Conventions (see :mod:`eadct.bakeoff.report`): fold by fold, a dataset's mean is taken over the folds every
 compared method has (:func:`common_folds`, :func:`set_means`); datasets are the unit; means are rounded to
-:data:`DECIMALS` places before ranks, wins/ties/losses and tests, so means equal up to float noise tie; ranks are
-``rankdata(method="average")`` (rank 1 = best); tests are two-sided ``wilcoxon(zero_method="wilcox")`` with
-Holm's step-down correction (:func:`holm`); the critical-difference cliques are aeon's (:func:`cd_groups`).
+:data:`DIGITS` significant digits before ranks, wins/ties/losses and tests, so means equal up to float
+noise tie; ranks are ``rankdata(method="average")`` (rank 1 = best); tests are two-sided
+``wilcoxon(zero_method="wilcox")`` with Holm's step-down correction (:func:`holm`); the critical-difference
+cliques are aeon's (:func:`cd_groups`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pandas as pd
 from scipy.stats import rankdata, wilcoxon
 
 ALPHA = 0.05
-DECIMALS = 12
+DIGITS = 12
 
 
 def common_folds(tables, min_folds=1) -> tuple[dict[str, list[int]], dict[str, str]]:
@@ -53,8 +54,9 @@ def set_means(tables, folds_by_set) -> pd.DataFrame:
 
 
 def rounded(means: pd.DataFrame) -> pd.DataFrame:
-    """The means rounded to :data:`DECIMALS` places, as every comparison here sees them."""
-    return means.astype(float).round(DECIMALS)
+    """The means rounded to :data:`DIGITS` significant digits (RMSEs of thousands too), as every comparison here
+    sees them."""
+    return means.astype(float).map(lambda v: float(f"{v:.{DIGITS}g}") if np.isfinite(v) else v)
 
 
 def _oriented_ranks(values: np.ndarray, higher_is_better) -> np.ndarray:
@@ -62,7 +64,7 @@ def _oriented_ranks(values: np.ndarray, higher_is_better) -> np.ndarray:
 
 
 def rank_table(means, higher_is_better) -> pd.DataFrame:
-    """Per-dataset ranks (1 = best, ties share the average place) of the means rounded to 1e-12."""
+    """Per-dataset ranks (1 = best, ties share the average place) of the means rounded to 12 significant digits."""
     ranks = _oriented_ranks(rounded(means).to_numpy(), higher_is_better)
     return pd.DataFrame(ranks, index=means.index, columns=means.columns)
 

@@ -30,6 +30,12 @@ def _folds(text: str) -> list[int]:
     return sorted(folds)
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"threads must be a positive integer, got {text!r}")
+    return int(text)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eadct-bakeoff", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     run.add_argument("--folds", type=_folds, default=_folds("0-9"), help="default 0-9; fold 0 is the archive's split")
     run.add_argument("--out", type=Path, default=Path("results/bakeoff"), help="where the predictions files go")
-    run.add_argument("--threads", type=int, default=None, help="torch and peer threads per unit (default: all)")
+    run.add_argument("--threads", type=_positive, default=None, help="torch and peer threads per unit (default: all)")
     run.add_argument("--backend", default="none", choices=["none", "loky", "dask", "ray"])
     collect = sub.add_parser("collect", help="write the <method>_<measure>.csv tables from the predictions files")
     collect.add_argument("--out", type=Path, default=Path("results/bakeoff"))
@@ -74,14 +80,19 @@ def main(argv=None) -> int:
         for path in collect(args.out, args.summary):
             print(path)
         return 0
+    from ..tables._store import FolderBusy
     from ._run import run_bakeoff
 
     datasets = args.datasets or _datasets(args.data_dir)
     if not datasets:
         raise SystemExit(f"no <name>/<name>_TRAIN.ts under {[str(d) for d in args.data_dir]}: give --data-dir")
-    counts = run_bakeoff(
-        datasets, args.methods, args.folds, args.out, args.data_dir, backend=args.backend, threads=args.threads
-    )
+    try:
+        counts = run_bakeoff(
+            datasets, args.methods, args.folds, args.out, args.data_dir, backend=args.backend, threads=args.threads
+        )
+    except (ValueError, FolderBusy) as err:  # stale units, a busy folder: said in one line, no traceback
+        print(f"eadct-bakeoff: {err}", file=sys.stderr)
+        return 2
     print(", ".join(f"{k} {v}" for k, v in counts.items()))
     return 1 if counts["failed"] else 0
 

@@ -17,7 +17,7 @@ Conventions, each decided here once (the statistics live in :mod:`eadct.bakeoff.
   so it never collides with a method we ran; its table is restricted to the datasets our runs cover.
 * Fold by fold: a dataset's mean is taken over the folds that EVERY compared method has (``common_folds``);
   a dataset with fewer than ``min_folds`` such folds is dropped, and the report says which and why.
-* Datasets are the unit of the statistics. Means are rounded to 12 decimal places (1e-12) before ranks, W/T/L
+* Datasets are the unit of the statistics. Means are rounded to 12 significant digits before ranks, W/T/L
   and tests, so means equal up to float noise are ties. Ranks are ``scipy.stats.rankdata(method="average")``
   per dataset (rank 1 = best; tied methods share the mean of their places), averaged over datasets.
 * Pairwise tests: two-sided ``scipy.stats.wilcoxon(zero_method="wilcox")`` over the datasets' means (datasets
@@ -262,7 +262,7 @@ def _means_section(means, folds_by_set, higher, measure) -> list[str]:
 def _ranks_section(means, higher, measure) -> list[str]:
     ranks = average_ranks(means, higher)
     rows = [[m, f"{r:.3f}", _fmt(means[m].mean(), measure)] for m, r in ranks.items()]
-    text = f"Over {len(means)} datasets (rank 1 = best; ties share the average place; means rounded to 1e-12 first)."
+    text = f"Over {len(means)} datasets (rank 1 = best; ties share the average place; means to 12 digits first)."
     head = _section("Average ranks", text)
     return head + _md_table(["method", "average rank", f"mean {measure}"], rows)
 

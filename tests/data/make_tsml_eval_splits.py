@@ -1,4 +1,4 @@
-"""Write tsml_eval_splits.json: the folds tsml-eval itself makes, for tests/test_bakeoff_resample.py.
+"""Write tsml_eval_splits.json: the folds tsml-eval itself makes, for tests/test_bakeoff_folds.py.
 
 Run with tsml-eval installed in an environment of its own (it pins older aeon and scikit-learn than eadct):
 
