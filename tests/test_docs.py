@@ -124,10 +124,18 @@ def _check_pip(words: list[str]) -> None:
 
 
 def _check_cli(words: list[str]) -> None:
+    from eadct.bakeoff import cli as bakeoff_cli
+    from eadct.bakeoff import report as bakeoff_report
     from eadct.datasets import cli as datasets_cli
     from eadct.tables import cli as tables_cli
 
     program, argv = words[0], words[1:]
+    if program == "eadct-bakeoff":  # parsed only: every verb reads data or results
+        if argv[:1] == ["report"]:
+            bakeoff_report._parser().parse_args(argv[1:])
+        else:
+            bakeoff_cli._parser().parse_args(argv)
+        return
     cli = tables_cli if program == "eadct-tables" else datasets_cli
     args = cli._parser().parse_args(argv)  # argparse exits (SystemExit) on arguments that do not parse
     runs_cheaply = args.command == "list" or (args.command == "check" and not args.data_dir)
@@ -143,7 +151,7 @@ def _check_command(words: list[str]) -> None:
         assert (ROOT / words[1]).is_file(), f"{words[1]} does not exist"
     elif program == "pip":
         _check_pip(words)
-    elif program in ("eadct-tables", "eadct-datasets"):
+    elif program in ("eadct-tables", "eadct-datasets", "eadct-bakeoff"):
         _check_cli(words)
     elif program in ("dask", "ray"):  # cluster commands (docs/cluster.md): their extra exists, the verb is real
         assert program in _extras(), f"pyproject.toml declares no [{program}] extra for {' '.join(words)!r}"
@@ -174,6 +182,7 @@ PUBLIC_MODULES = [
     "eadct.networks",
     "eadct.training",
     "eadct.tables",
+    "eadct.bakeoff",
     "eadct.provenance",
 ]
 

@@ -5,8 +5,7 @@ optionally, tsml-eval's published tables in the same format (``<published>/class
 ``<published>/regression/``). Two comparisons per task, each in its own Markdown, each linking to the other:
 
 * ``<out>/<task>.md`` (with ``<task>_cd.png`` and ``<task>_time.png``): only our methods (``methods``; default
-  every table found), on every dataset they share. A dataset missing from a published table (JapaneseVowels is
-  unequal-length, Tecator is not in tsml-eval's regression set) stays here.
+  every table found), on every dataset they share, those missing from a published table included.
 * ``<out>/<task>_published.md`` (with ``<task>_published_cd.png``), written only when ``published`` is given: our
   methods plus the published ones (``published_methods``; default :data:`PUBLISHED_METHODS`), on the datasets
   both cover.
@@ -417,7 +416,7 @@ def write_report(
     return paths
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eadct.bakeoff.report", description=__doc__.splitlines()[0])
     parser.add_argument("--summary", required=True, help="folder of <task>/<measure>/<Method>_<measure>.csv")
     parser.add_argument("--published", default=None, help="tsml-eval's published results folder (optional)")
@@ -428,7 +427,11 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--published-methods", nargs="+", default=None, help="published tables to compare (default: per task)"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
     if args.task == "all":
         tasks = [t for t in SCORES if (Path(args.summary) / t / SCORES[t]).is_dir()]
         if not tasks:
