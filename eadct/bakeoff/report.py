@@ -12,8 +12,7 @@ optionally, tsml-eval's published tables in the same format (``<published>/class
 
 Conventions, each decided here once (the statistics live in :mod:`eadct.bakeoff._stats`):
 
-* A published method is labelled ``"<Name> (published)"`` (:func:`published_label`), e.g. ``"HC2 (published)"``,
-  so it never collides with a method we ran; its table is restricted to the datasets our runs cover.
+* A published method is labelled ``"<Name> (published)"`` (:func:`published_label`), never a name we run.
 * Fold by fold: a dataset's mean is taken over the folds that EVERY compared method has (``common_folds``);
   a dataset with fewer than ``min_folds`` such folds is dropped, and the report says which and why.
 * Datasets are the unit of the statistics. Means are rounded to 12 significant digits before ranks, W/T/L
