@@ -9,8 +9,8 @@ import aeon
 import numpy as np
 import pytest
 
-from eadct.bakeoff import fold_indices, load_fold
 from eadct.tables._data import load_data
+from eadct.tables.bakeoff import fold_indices, load_fold
 
 AEON_DATA = Path(aeon.__file__).parent / "datasets" / "data"
 REFERENCE = json.loads((Path(__file__).parent / "data" / "tsml_eval_splits.json").read_text())["folds"]

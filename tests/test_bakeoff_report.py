@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eadct.bakeoff._results import write_summary
-from eadct.bakeoff._stats import (
+from eadct.tables.bakeoff._results import write_summary
+from eadct.tables.bakeoff._stats import (
     against_peers,
     average_ranks,
     cd_groups,
@@ -17,7 +17,7 @@ from eadct.bakeoff._stats import (
     rank_table,
     set_means,
 )
-from eadct.bakeoff.report import PUBLISHED_METHODS, load_scores, main, published_label, write_report
+from eadct.tables.bakeoff.report import PUBLISHED_METHODS, load_scores, main, published_label, write_report
 
 DATASETS = [f"Set{i}" for i in range(6)]
 

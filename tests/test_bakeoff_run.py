@@ -6,10 +6,10 @@ import aeon
 import numpy as np
 import pytest
 
-from eadct.bakeoff import _methods, collect, read_summary, run_bakeoff
-from eadct.bakeoff._results import predictions_path, read_predictions
-from eadct.bakeoff._run import StaleUnits
-from eadct.bakeoff.cli import _folds, main
+from eadct.tables.bakeoff import _methods, collect, read_summary, run_bakeoff
+from eadct.tables.bakeoff._results import predictions_path, read_predictions
+from eadct.tables.bakeoff._run import StaleUnits
+from eadct.tables.bakeoff.cli import _folds, main
 
 AEON_DATA = Path(aeon.__file__).parent / "datasets" / "data"
 

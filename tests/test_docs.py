@@ -124,10 +124,10 @@ def _check_pip(words: list[str]) -> None:
 
 
 def _check_cli(words: list[str]) -> None:
-    from eadct.bakeoff import cli as bakeoff_cli
-    from eadct.bakeoff import report as bakeoff_report
     from eadct.datasets import cli as datasets_cli
     from eadct.tables import cli as tables_cli
+    from eadct.tables.bakeoff import cli as bakeoff_cli
+    from eadct.tables.bakeoff import report as bakeoff_report
 
     program, argv = words[0], words[1:]
     if program == "eadct-bakeoff":  # parsed only: every verb reads data or results
@@ -182,7 +182,7 @@ PUBLIC_MODULES = [
     "eadct.networks",
     "eadct.training",
     "eadct.tables",
-    "eadct.bakeoff",
+    "eadct.tables.bakeoff",
     "eadct.provenance",
 ]
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..tables._store import atomic_write_bytes
+from .._store import atomic_write_bytes
 
 SCORES = {"classification": "accuracy", "regression": "rmse"}
 MEASURES = {task: (score, "fittime", "predicttime") for task, score in SCORES.items()}

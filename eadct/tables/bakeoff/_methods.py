@@ -13,12 +13,12 @@ from functools import cache
 
 import numpy as np
 
-from ..tables._minirocket import as_equal_array
+from .._minirocket import as_equal_array
 
 
 def _eadct(**params) -> Callable:
     def make(task, seed, threads):
-        from ..estimators import EADCTClassifier, EADCTRegressor
+        from ...estimators import EADCTClassifier, EADCTRegressor
 
         cls = EADCTClassifier if task == "classification" else EADCTRegressor
         return cls(**params, random_state=seed, n_jobs=threads)
@@ -27,7 +27,7 @@ def _eadct(**params) -> Callable:
 
 
 def _paper(task, seed, threads):
-    from .. import PAPER_CONFIGURATION
+    from ... import PAPER_CONFIGURATION
 
     return _eadct(**PAPER_CONFIGURATION)(task, seed, threads)
 

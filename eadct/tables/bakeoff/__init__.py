@@ -4,7 +4,7 @@ Each unit is one method on one fold of one dataset, exactly as tsml-eval makes t
 TRAIN/TEST split, fold ``k > 0`` a resample of TRAIN+TEST with the same sizes (stratified for classification)
 drawn with seed ``k`` (:func:`fold_indices`). A finished unit is one tsml-eval predictions file; ``collect``
 turns them into the ``<method>_<measure>.csv`` tables that tsml-eval and aeon's benchmarking tools read; the
-report (:mod:`eadct.bakeoff.report`) reads only those tables. See docs/bakeoff.md.
+report (:mod:`eadct.tables.bakeoff.report`) reads only those tables. See docs/bakeoff.md.
 """
 
 from ._folds import fold_indices, load_fold

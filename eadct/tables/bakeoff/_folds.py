@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tables._data import Data, subset
+from .._data import Data, subset
 
 
 def fold_indices(y_train, y_test, fold: int, task: str) -> tuple[np.ndarray, np.ndarray]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import __version__
-from ..provenance import git_commit, machine_info
-from ..tables._backends import Failure, Task, run_tasks, worker_threads
-from ..tables._data import load_data
-from ..tables._store import claim_units
+from ... import __version__
+from ...provenance import git_commit, machine_info
+from .._backends import Failure, Task, run_tasks, worker_threads
+from .._data import load_data
+from .._store import claim_units
 from ._folds import load_fold
 from ._methods import METHODS, check_methods, make_estimator, method_inputs, warm_up
 from ._results import predictions_path, write_predictions

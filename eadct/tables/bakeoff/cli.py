@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
     collect.add_argument("--out", type=Path, default=Path("results/bakeoff"))
     collect.add_argument("--summary", type=Path, default=Path("reports/bakeoff"))
     sub.add_parser(
-        "report", help="the report from the tables (see python -m eadct.bakeoff.report --help)", add_help=False
+        "report", help="the report from the tables (see python -m eadct.tables.bakeoff.report --help)", add_help=False
     )
     return parser
 
@@ -80,7 +80,7 @@ def main(argv=None) -> int:
         for path in collect(args.out, args.summary):
             print(path)
         return 0
-    from ..tables._store import FolderBusy
+    from .._store import FolderBusy
     from ._run import run_bakeoff
 
     datasets = args.datasets or _datasets(args.data_dir)

@@ -1,6 +1,6 @@
 """The bake-off report's statistics: pure computation on score tables, no files and no plots.
 
-Conventions (see :mod:`eadct.bakeoff.report`): fold by fold, a dataset's mean is taken over the folds every
+Conventions (see :mod:`eadct.tables.bakeoff.report`): fold by fold, a dataset's mean is taken over the folds every
 compared method has (:func:`common_folds`, :func:`set_means`); datasets are the unit; means are rounded to
 :data:`DIGITS` significant digits before ranks, wins/ties/losses and tests, so means equal up to float
 noise tie; ranks are ``rankdata(method="average")`` (rank 1 = best); tests are two-sided

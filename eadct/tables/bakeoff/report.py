@@ -1,6 +1,6 @@
 """The bake-off report: our summary tables, and against tsml-eval's published results, datasets as the unit.
 
-Reads only ``<summary>/<task>/<measure>/<Method>_<measure>.csv`` tables (:func:`eadct.bakeoff.read_summary`) and,
+Reads only ``<summary>/<task>/<measure>/<Method>_<measure>.csv`` tables (:func:`eadct.tables.bakeoff.read_summary`) and,
 optionally, tsml-eval's published tables in the same format (``<published>/classification_multivariate/`` or
 ``<published>/regression/``). Two comparisons per task, each in its own Markdown, each linking to the other:
 
@@ -10,7 +10,7 @@ optionally, tsml-eval's published tables in the same format (``<published>/class
   methods plus the published ones (``published_methods``; default :data:`PUBLISHED_METHODS`), on the datasets
   both cover.
 
-Conventions, each decided here once (the statistics live in :mod:`eadct.bakeoff._stats`):
+Conventions, each decided here once (the statistics live in :mod:`eadct.tables.bakeoff._stats`):
 
 * A published method is labelled ``"<Name> (published)"`` (:func:`published_label`), never a name we run.
 * Fold by fold: a dataset's mean is taken over the folds that EVERY compared method has (``common_folds``);
@@ -29,7 +29,7 @@ Conventions, each decided here once (the statistics live in :mod:`eadct.bakeoff.
 * Score against fit time (main report only): a small point per method x dataset (mean fit time over its common
   folds, s, log x; mean score) and a large one per method (geometric-mean time, mean score).
 
-Run ``python -m eadct.bakeoff.report --summary S --published /work/shared/reference/tsml-eval --out O --task all``
+Run ``python -m eadct.tables.bakeoff.report --summary S --published DIR --out O --task all``
 (see ``--help``). No timestamps: a re-run on the same tables writes the same Markdown.
 """
 
@@ -357,7 +357,7 @@ def _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir) -
 
 
 def _default_command(summary, out_dir, task, published, min_folds, methods=None, published_methods=None) -> str:
-    args = ["python", "-m", "eadct.bakeoff.report", "--summary", str(summary)]
+    args = ["python", "-m", "eadct.tables.bakeoff.report", "--summary", str(summary)]
     args += ["--published", str(published)] if published is not None else []
     args += ["--out", str(out_dir), "--task", task, "--min-folds", str(min_folds)]
     args += ["--methods", *methods] if methods is not None else []
@@ -416,7 +416,7 @@ def write_report(
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eadct.bakeoff.report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m eadct.tables.bakeoff.report", description=__doc__.splitlines()[0])
     parser.add_argument("--summary", required=True, help="folder of <task>/<measure>/<Method>_<measure>.csv")
     parser.add_argument("--published", default=None, help="tsml-eval's published results folder (optional)")
     parser.add_argument("--out", required=True, help="folder for <task>.md, <task>_published.md and their PNGs")
