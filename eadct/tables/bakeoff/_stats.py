@@ -114,9 +114,10 @@ def pairwise(means, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
 
 def against_peers(means, focal, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
     """One row per other method (column order), indexed by it: ``focal``'s wins/ties/losses over datasets, the
-    mean over datasets of ``focal`` minus the peer (raw means; its sign is not "better" for errors), the
-    two-sided Wilcoxon p, its Holm adjustment over these k - 1 comparisons with ``focal`` (``p_holm``), and
-    whether that is below ``alpha``. Empty when ``focal`` is not a column."""
+    effect (``mean_diff``: for scores, the mean over datasets of ``focal`` minus the peer; for errors, whose scales
+    differ from dataset to dataset, the geometric mean of ``focal`` over the peer), the two-sided Wilcoxon p, its
+    Holm adjustment over these k - 1 comparisons with ``focal`` (``p_holm``), and whether that is below
+    ``alpha``. Empty when ``focal`` is not a column."""
     columns = ["wins", "ties", "losses", "mean_diff", "p", "p_holm", "significant"]
     if focal not in means.columns:
         return pd.DataFrame(columns=columns)
@@ -125,7 +126,8 @@ def against_peers(means, focal, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
     rows = {}
     for peer in (c for c in means.columns if c != focal):
         y = values[peer].to_numpy()
-        diff = float(np.mean(means[focal].to_numpy(dtype=float) - means[peer].to_numpy(dtype=float)))
+        a, b = means[focal].to_numpy(dtype=float), means[peer].to_numpy(dtype=float)
+        diff = float(np.mean(a - b)) if higher_is_better else float(np.exp(np.mean(np.log(a / b))))
         rows[peer] = (*_win_tie_loss(x, y, higher_is_better), diff, _wilcoxon_p(x, y))
     table = pd.DataFrame.from_dict(rows, orient="index", columns=columns[:5])
     table["p_holm"] = holm(table["p"].to_numpy()) if len(table) else []

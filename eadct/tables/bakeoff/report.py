@@ -43,16 +43,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._plots import critical_difference, plot_time
 from ._results import SCORES, read_summary
 from ._stats import (
     ALPHA,
     against_peers,
     average_ranks,
-    cd_groups,
     common_folds,
     geometric_mean_ms,
     pairwise,
-    rank_table,
     rounded,
     set_means,
 )
@@ -144,54 +143,6 @@ def load_times(summary, task, methods, measure="fittime") -> dict[str, pd.DataFr
     return {m: read_summary(p) for m, p in paths.items() if p.is_file()}
 
 
-def critical_difference(means, higher_is_better, path, alpha=ALPHA) -> dict:
-    """Draw aeon's critical-difference diagram to ``path`` (PNG); return its ``order``, ``groups``,
-    ``friedman_p`` and aeon's ``p_values`` (one-sided, methods in ``order``). Needs at least 3 methods."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from aeon.benchmarking.stats import check_friedman
-    from aeon.visualisation import plot_critical_difference
-
-    if means.shape[1] < 3:
-        raise ValueError(f"a critical-difference diagram needs at least 3 methods, got {list(means.columns)}")
-    values = rounded(means).to_numpy()
-    options = dict(lower_better=not higher_is_better, test="wilcoxon", correction="holm", alpha=alpha)
-    fig, _, p_values = plot_critical_difference(values, list(means.columns), **options, return_p_values=True)
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    order, groups = cd_groups(means, higher_is_better, p_values, alpha)
-    friedman = float(check_friedman(rank_table(means, higher_is_better).to_numpy()))
-    return {"order": order, "groups": groups, "friedman_p": friedman, "p_values": p_values}
-
-
-def plot_time(means, fit_means, score_label, path) -> None:
-    """Score against mean fit time (seconds, log x) for the methods in ``fit_means`` (datasets x methods, ms);
-    small points per method x dataset, a large marker per method (geometric-mean time, mean score)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 5))
-    for i, name in enumerate(fit_means.columns):
-        seconds = np.maximum(fit_means[name].to_numpy(dtype=float), 1.0) / 1000.0  # below 1 ms drawn at 1 ms
-        score = means[name].to_numpy(dtype=float)
-        ok = np.isfinite(seconds) & np.isfinite(score)
-        colour = f"C{i % 10}"
-        ax.scatter(seconds[ok], score[ok], s=14, alpha=0.45, color=colour)
-        centre = [np.exp(np.mean(np.log(seconds[ok])))], [np.mean(score[ok])]
-        ax.scatter(*centre, s=120, marker="D", color=colour, edgecolor="black", label=name)
-    ax.set_xscale("log")
-    ax.set_xlabel("mean fit time per dataset (s, log scale)")
-    ax.set_ylabel(score_label)
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.savefig(path, dpi=120, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-
-
 def _section(title, text) -> list[str]:
     return [f"## {title}", "", text, ""]
 
@@ -271,18 +222,29 @@ def _peers_section(means, higher, measure) -> list[str]:
     if peers.empty:
         return []
     text = (
-        f"Over {len(means)} datasets: {FOCAL}'s wins/ties/losses against each peer; mean difference = {FOCAL} "
-        f"minus peer ({'positive' if higher else 'negative'} favours {FOCAL}); two-sided Wilcoxon p and its Holm "
+        f"Over {len(means)} datasets: {FOCAL}'s wins/ties/losses against each peer; "
+        + (
+            "mean difference: EA-DC minus peer (positive favours EA-DC)"
+            if higher
+            else "geometric-mean ratio: EA-DC over peer (below 1 favours EA-DC)"
+        )
+        + "; two-sided Wilcoxon p and its Holm "
         f"adjustment over these {len(peers)} comparisons with {FOCAL} (the all-pairs Holm p is below)."
     )
     rows = [
-        [peer, f"{r.wins}/{r.ties}/{r.losses}", _diff(r.mean_diff, measure), _p(r.p), _p(r.p_holm)]
+        [
+            peer,
+            f"{r.wins}/{r.ties}/{r.losses}",
+            _diff(r.mean_diff, measure) if higher else f"x{r.mean_diff:.3f}",
+            _p(r.p),
+            _p(r.p_holm),
+        ]
         + ["yes" if r.significant else "no"]
         for peer, r in peers.iterrows()
     ]
     head = _section(f"{FOCAL} against each peer", text)
     return head + _md_table(
-        ["peer", "W/T/L", f"mean difference ({measure})", "p", "p (Holm)", f"Holm p < {ALPHA}"], rows
+        ["peer", "W/T/L", "mean difference" if higher else "ratio", "p", "p (Holm)", f"Holm p < {ALPHA}"], rows
     )
 
 
