@@ -147,3 +147,16 @@ def test_bad_results_files_are_named_value_errors(tmp_path):
         read_predictions(short, "regression")
     with pytest.raises(ValueError, match="threads must be a positive int"):
         run_bakeoff(["BasicMotions"], ["QUANT"], [0], tmp_path, [AEON_DATA], threads=0)
+
+
+def test_a_peer_takes_unequal_series_padded_and_test_cut_to_train_length():
+    from eadct.tables.bakeoff._methods import method_inputs
+
+    X_train = [np.arange(6.0).reshape(1, 6), np.arange(4.0).reshape(1, 4)]
+    X_test = [np.arange(8.0).reshape(1, 8), np.arange(3.0).reshape(1, 3)]
+    X_tr, X_te = method_inputs("QUANT", X_train, X_test)
+    assert X_tr.shape == (2, 1, 6) and X_te.shape == (2, 1, 6)
+    np.testing.assert_array_equal(X_tr[1, 0], [0, 1, 2, 3, 3, 3])  # the last value repeated
+    np.testing.assert_array_equal(X_te[0, 0], np.arange(6.0))  # cut to TRAIN's length
+    np.testing.assert_array_equal(X_te[1, 0], [0, 1, 2, 2, 2, 2])
+    assert method_inputs("EA-DC", X_train, X_test) == (X_train, X_test)  # the networks take them as they are

@@ -20,6 +20,15 @@ def as_equal_array(X) -> np.ndarray:
     return np.nan_to_num(values)  # a channel never observed in a series -> 0
 
 
+def equal_arrays(X_train, X_test) -> tuple[np.ndarray, np.ndarray]:
+    """TRAIN and TEST as :func:`as_equal_array`, TEST padded (its last value repeated) or cut to TRAIN's length."""
+    X_tr, X_te = as_equal_array(X_train), as_equal_array(X_test)
+    n = X_tr.shape[2]
+    if X_te.shape[2] > n:
+        return X_tr, X_te[:, :, :n]
+    return X_tr, np.concatenate([X_te, np.repeat(X_te[:, :, -1:], n - X_te.shape[2], axis=2)], axis=2)
+
+
 def fit_minirocket(data: Data, seed: int):
     """The MiniRocket row of the tables: fit on TRAIN and predict TEST.
 
@@ -51,15 +60,7 @@ def _fit_minirocket(data: Data, seed: int):
     from sklearn.preprocessing import StandardScaler
     from sktime.transformations.panel.rocket import MiniRocketMultivariate
 
-    X_tr = as_equal_array(data.X_train)
-    X_te = as_equal_array(data.X_test)
-    if X_te.shape[2] != X_tr.shape[2]:  # pad/cut TEST to the TRAIN length
-        n = X_tr.shape[2]
-        X_te = (
-            X_te[:, :, :n]
-            if X_te.shape[2] > n
-            else np.concatenate([X_te, np.repeat(X_te[:, :, -1:], n - X_te.shape[2], axis=2)], axis=2)
-        )
+    X_tr, X_te = equal_arrays(data.X_train, data.X_test)
     alphas = np.logspace(-3, 3, 10)
     ridge = RidgeClassifierCV(alphas=alphas) if data.task == "classification" else RidgeCV(alphas=alphas)
     # The steps run one after the other, not in an sklearn Pipeline: sklearn 1.9's pipeline callbacks fail

@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-from .._minirocket import as_equal_array
+from .._minirocket import equal_arrays
 
 
 def _eadct(**params) -> Callable:
@@ -74,16 +74,9 @@ def make_estimator(name: str, task: str, seed: int, threads: int = 1):
 
 def method_inputs(name: str, X_train, X_test):
     """The inputs method ``name`` takes: eadct's rows take the series as loaded; aeon's peers take one 3D array,
-    unequal series padded by repeating their last value (TEST padded or cut to TRAIN's length)."""
-    if METHODS[name][1]:
-        return X_train, X_test
-    X_tr, X_te = as_equal_array(X_train), as_equal_array(X_test)
-    n = X_tr.shape[2]
-    if X_te.shape[2] > n:
-        X_te = X_te[:, :, :n]
-    elif X_te.shape[2] < n:
-        X_te = np.concatenate([X_te, np.repeat(X_te[:, :, -1:], n - X_te.shape[2], axis=2)], axis=2)
-    return X_tr, X_te
+    unequal series padded by repeating their last value (TEST padded or cut to TRAIN's length; as the tables'
+    MiniRocket rows, :func:`eadct.tables.fit_minirocket`)."""
+    return (X_train, X_test) if METHODS[name][1] else equal_arrays(X_train, X_test)
 
 
 @cache
