@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..cli import _positive_int
 from ._methods import METHODS
 
 
@@ -30,12 +31,6 @@ def _folds(text: str) -> list[int]:
     return sorted(folds)
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"threads must be a positive integer, got {text!r}")
-    return int(text)
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="eadct-bakeoff", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -51,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     run.add_argument("--folds", type=_folds, default=_folds("0-9"), help="default 0-9; fold 0 is the archive's split")
     run.add_argument("--out", type=Path, default=Path("results/bakeoff"), help="where the predictions files go")
-    run.add_argument("--threads", type=_positive, default=None, help="torch and peer threads per unit (default: all)")
+    run.add_argument("--threads", type=_positive_int, default=None, help="threads per unit (default: all)")
     run.add_argument("--backend", default="none", choices=["none", "loky", "dask", "ray"])
     collect = sub.add_parser("collect", help="write the <method>_<measure>.csv tables from the predictions files")
     collect.add_argument("--out", type=Path, default=Path("results/bakeoff"))
