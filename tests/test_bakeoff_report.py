@@ -257,3 +257,41 @@ def test_main_writes_every_task_present_and_rejects_bad_tasks(tmp_path, capsys):
         main(["--summary", str(summary), "--out", str(tmp_path / "o"), "--task", "forecasting"])
     with pytest.raises(ValueError, match="unknown task"):
         write_report(summary, tmp_path / "o", "accuracy")
+
+
+def test_side_comparisons_have_their_own_folds_and_leave_the_main_one_alone(tmp_path):
+    summary, out, ref = tmp_path / "s", tmp_path / "out", tmp_path / "ref"
+    tables = _tables()
+    # the architecture rows on fold 0 only, the paper's row on two sets: neither may shrink the main comparison
+    arch = {"DC-Transformer": tables["QUANT"].copy(), "Transformer": tables["Slow"].copy()}
+    for t in arch.values():
+        t.loc[:, [1, 2]] = np.nan
+    paper_row = tables["MiniRocket"].copy()
+    paper_row.loc[["Set0", "Set1", "Set2", "Set3"]] = np.nan
+    _write(summary, "classification", {**tables, **arch, "EA-DC-paper": paper_row})
+    ref.mkdir()
+    pd.DataFrame(
+        {"Transformer": [0.5, 0.6], "DC-Transformer": [0.55, 0.65], "EA-DC-Transformer": [0.6, 0.7]},
+        index=pd.Index(["Set4", "NotOurs"], name="dataset"),
+    ).to_csv(ref / "paper_table2_classification_accuracy.csv")
+    paths = write_report(summary, out, "classification", min_folds=1, command="cmd", paper_reference=ref)
+    assert [p.name for p in paths] == ["classification.md", "classification_architecture.md", "classification_paper.md"]
+    main_md, arch_md, paper_md = (p.read_text() for p in paths)
+    assert "Covers: methods EA-DC, MiniRocket, QUANT, Slow. Datasets: 6 compared" in main_md
+    assert "(18 dataset-folds)" not in main_md and "Transformer" not in main_md.split("## Side comparisons")[0]
+    assert "[classification_architecture.md](classification_architecture.md)" in main_md
+    assert "Covers: methods EA-DC, DC-Transformer, Transformer. Datasets: 6 compared" in arch_md
+    assert "1 to 1 per dataset (6 dataset-folds)" in arch_md
+    assert "## EA-DC against each peer" in arch_md and (out / "classification_architecture_cd.png").stat().st_size
+    assert (out / "classification_architecture_time.png").stat().st_size > 0
+    assert "Covers: methods EA-DC, EA-DC-paper. Datasets: 2 compared (Set4, Set5), 4 dropped" in paper_md
+    assert "Not drawn: aeon's diagram needs at least 3 methods." in paper_md
+    fold0 = _part(paper_md, "Against the paper's reported scores (fold 0)")
+    assert "| dataset | paper: EA-DC-Transformer | EA-DC, fold 0 | EA-DC-paper, fold 0 |" in fold0
+    row = f"| Set4 | 0.6000 | {tables['EA-DC'].loc['Set4', 0]:.4f} | {paper_row.loc['Set4', 0]:.4f} |"
+    assert row in fold0 and "NotOurs" not in fold0
+    assert "| Set4 | 0.6000 | 0.5500 | 0.5000 |" in _part(arch_md, "Against the paper's reported scores (fold 0)")
+    alone = write_report(summary, tmp_path / "o2", "classification", methods=["EA-DC", "Transformer"], command="c")
+    assert "Covers: methods EA-DC, Transformer." in alone[0].read_text()  # named rows go to the main comparison
+    with pytest.raises(ValueError, match="as paper_reference"):
+        write_report(summary, out, "classification", command="cmd", paper_reference=tmp_path / "nowhere")

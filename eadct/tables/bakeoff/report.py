@@ -5,10 +5,18 @@ optionally, tsml-eval's published tables in the same format (``<published>/class
 ``<published>/regression/``). Two comparisons per task, each in its own Markdown, each linking to the other:
 
 * ``<out>/<task>.md`` (with ``<task>_cd.png`` and ``<task>_time.png``): only our methods (``methods``; default
-  every table found), on every dataset they share, those missing from a published table included.
+  every table found but the rows of the side comparisons), on every dataset they share, those missing from a
+  published table included.
 * ``<out>/<task>_published.md`` (with ``<task>_published_cd.png``), written only when ``published`` is given: our
   methods plus the published ones (``published_methods``; default :data:`PUBLISHED_METHODS`), on the datasets
   both cover.
+
+and one more per side comparison (:data:`SIDE_COMPARISONS`) whose tables exist: EA-DC beside the rows that answer
+one question (does the architecture's evolving attention or convolution help; what does the paper's configuration
+give), ``<out>/<task>_<name>.md`` with its own CD diagram and time figure, over the folds and datasets THOSE rows
+share, so that a row run on fewer folds or datasets never shrinks the main comparison. With ``paper_reference``
+(the folder of the paper's Tables 1 and 2 as CSV), each side report also sets the paper's reported scores on the
+archive's split beside our fold 0.
 
 Conventions, each decided here once (the statistics live in :mod:`eadct.tables.bakeoff._stats`):
 
@@ -64,6 +72,29 @@ PUBLISHED_METHODS = {
 FOCAL = "EA-DC"
 _FULL_MATRIX_MAX = 8
 
+#: Side comparisons, each in ``<task>_<name>.md``: its rows, FOCAL first. The rows other than FOCAL are left out of
+#: the main comparison's default.
+SIDE_COMPARISONS = {
+    "architecture": (FOCAL, "DC-Transformer", "Transformer"),
+    "paper": (FOCAL, "EA-DC-paper"),
+}
+SIDE_TITLES = {
+    "architecture": "the defaults with each architecture (does evolving attention help?)",
+    "paper": "the defaults and the paper's configuration (eadct.PAPER_CONFIGURATION)",
+}
+#: The paper's tables (Wang et al., TPAMI 2023, Tables 1 and 2) as CSV in the ``paper_reference`` folder, and the
+#: paper's column for each of our rows.
+PAPER_TABLES = {
+    "classification": "paper_table2_classification_accuracy.csv",
+    "regression": "paper_table1_regression_rmse.csv",
+}
+PAPER_COLUMNS = {
+    "EA-DC-paper": "EA-DC-Transformer",
+    "EA-DC": "EA-DC-Transformer",
+    "DC-Transformer": "DC-Transformer",
+    "Transformer": "Transformer",
+}
+
 
 def published_label(name: str) -> str:
     """The label a published tsml-eval method carries in the report: ``"<name> (published)"``."""
@@ -85,12 +116,20 @@ def _our_methods(summary, task: str, measure: str) -> list[str]:
     return sorted(p.name[: -len(f"_{measure}.csv")] for p in folder.glob(f"*_{measure}.csv"))
 
 
+def _side_rows() -> set[str]:
+    return {m for rows in SIDE_COMPARISONS.values() for m in rows if m != FOCAL}
+
+
 def load_ours(summary, task, methods=None) -> dict[str, pd.DataFrame]:
     """Our score tables (datasets x folds) by method: ``methods=None`` takes every ``<Method>_<score>.csv`` under
-    ``<summary>/<task>/<score>/``, sorted by name; otherwise those named, in that order."""
+    ``<summary>/<task>/<score>/`` but the rows of the side comparisons, sorted by name; otherwise those named, in
+    that order."""
     measure = _score_measure(task)
     folder = Path(summary) / task / measure
-    names = _our_methods(summary, task, measure) if methods is None else list(dict.fromkeys(methods))
+    if methods is None:
+        names = [m for m in _our_methods(summary, task, measure) if m not in _side_rows()]
+    else:
+        names = list(dict.fromkeys(methods))
     if not names:
         raise ValueError(f"no '*_{measure}.csv' tables in {folder}; run 'eadct-bakeoff collect' first")
     tables = {}
@@ -291,15 +330,15 @@ def _cd_section(means, higher, stem, out_dir) -> list[str]:
     return lines + [""]
 
 
-def _time_section(summary, task, tables, folds_by_set, means, measure, out_dir) -> list[str]:
+def _time_section(summary, task, tables, folds_by_set, means, measure, out_dir, stem) -> list[str]:
     lines = ["## Score against fit time", ""]
     fit = set_means(load_times(summary, task, list(tables)), folds_by_set)
     if fit.empty:
         return lines + ["No fit times: no method here has a `fittime` table.", ""]
     predict = set_means(load_times(summary, task, list(fit.columns), "predicttime"), folds_by_set)
-    plot_time(means, fit, f"mean {measure} over common folds", Path(out_dir) / f"{task}_time.png")
+    plot_time(means, fit, f"mean {measure} over common folds", Path(out_dir) / f"{stem}_time.png")
     text = "Small points: one per method x dataset; diamonds: geometric-mean fit time and mean score per method."
-    lines += [f"![{measure} against fit time]({task}_time.png)", "", text, ""]
+    lines += [f"![{measure} against fit time]({stem}_time.png)", "", text, ""]
     rows = [[m, *(f"{geometric_mean_ms(t, m):.4g}".replace("nan", "-") for t in (fit, predict))] for m in fit.columns]
     return lines + _md_table(["method", "fit ms (geometric mean)", "predict ms (geometric mean)"], rows)
 
@@ -318,9 +357,12 @@ def _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir) -
     return lines + _cd_section(means, higher, stem, out_dir)
 
 
-def _default_command(summary, out_dir, task, published, min_folds, methods=None, published_methods=None) -> str:
+def _default_command(
+    summary, out_dir, task, published, min_folds, methods=None, published_methods=None, paper_reference=None
+) -> str:
     args = ["python", "-m", "eadct.tables.bakeoff.report", "--summary", str(summary)]
     args += ["--published", str(published)] if published is not None else []
+    args += ["--paper-reference", str(paper_reference)] if paper_reference is not None else []
     args += ["--out", str(out_dir), "--task", task, "--min-folds", str(min_folds)]
     args += ["--methods", *methods] if methods is not None else []
     args += ["--published-methods", *published_methods] if published_methods is not None else []
@@ -341,10 +383,20 @@ def _published_link(task, ours_sets, pub_sets) -> str:
 
 
 def write_report(
-    summary, out_dir, task, published=None, min_folds=1, command=None, methods=None, published_methods=None
+    summary,
+    out_dir,
+    task,
+    published=None,
+    min_folds=1,
+    command=None,
+    methods=None,
+    published_methods=None,
+    paper_reference=None,
 ) -> list[Path]:
-    """Write ``<out_dir>/<task>.md`` (our methods; with ``<task>_cd.png``, ``<task>_time.png``) and, when
-    ``published`` is given, ``<task>_published.md`` (with ``<task>_published_cd.png``); return their paths."""
+    """Write ``<out_dir>/<task>.md`` (our methods; with ``<task>_cd.png``, ``<task>_time.png``), when
+    ``published`` is given ``<task>_published.md`` (with ``<task>_published_cd.png``), and the side comparisons
+    whose tables exist (``<task>_<name>.md``, with the paper's reported scores when ``paper_reference`` is given);
+    return their paths."""
     measure = _score_measure(task)
     if published is None and published_methods is not None:
         raise ValueError("published_methods names published tables; pass the tsml-eval folder as published too")
@@ -359,12 +411,17 @@ def write_report(
         both_folds, both_dropped = common_folds(both, min_folds)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    command = command or _default_command(summary, out_dir, task, published, min_folds, methods, published_methods)
+    command = command or _default_command(
+        summary, out_dir, task, published, min_folds, methods, published_methods, paper_reference
+    )
     link = _published_link(task, list(folds_by_set), None if both is None else list(both_folds))
     lines = _header(f"Bake-off report: {task} ({measure})", command, link, _covers(ours, folds_by_set, dropped))
     lines += _comparison(ours, folds_by_set, dropped, min_folds, task, task, out_dir)
     means = set_means(ours, folds_by_set)
-    lines += _time_section(summary, task, ours, folds_by_set, means, measure, out_dir)
+    lines += _time_section(summary, task, ours, folds_by_set, means, measure, out_dir, task)
+    sides = _side_reports(summary, out_dir, task, min_folds, command, paper_reference)
+    if sides:
+        lines += _section("Side comparisons", "; ".join(f"[{p.name}]({p.name}): {SIDE_TITLES[n]}" for n, p in sides))
     paths = [out_dir / f"{task}.md"]
     paths[0].write_text("\n".join(lines).rstrip("\n") + "\n")
     if both is not None:
@@ -374,7 +431,68 @@ def write_report(
         lines += _comparison(both, both_folds, both_dropped, min_folds, task, f"{task}_published", out_dir)
         paths.append(out_dir / f"{task}_published.md")
         paths[1].write_text("\n".join(lines).rstrip("\n") + "\n")
-    return paths
+    return paths + [p for _, p in sides]
+
+
+def load_paper(paper_reference, task) -> pd.DataFrame:
+    """The paper's reported scores (datasets x the paper's model names) for ``task``, from its table in the
+    ``paper_reference`` folder (:data:`PAPER_TABLES`)."""
+    path = Path(paper_reference) / PAPER_TABLES[task]
+    if not path.is_file():
+        raise ValueError(f"no paper table {path}; pass the folder that holds {PAPER_TABLES[task]} as paper_reference")
+    return pd.read_csv(path, index_col=0)
+
+
+def _paper_section(paper, tables, measure) -> list[str]:
+    """Our fold 0 (the archive's split, the paper's protocol) beside the paper's reported scores."""
+    rows = [m for m in tables if PAPER_COLUMNS.get(m) in paper.columns]
+    columns = list(dict.fromkeys(PAPER_COLUMNS[m] for m in rows))
+    fold0 = {m: tables[m][0] if 0 in tables[m].columns else pd.Series(dtype=float) for m in rows}
+    sets = sorted(d for d in paper.index if any(np.isfinite(fold0[m].get(d, np.nan)) for m in rows))
+    text = (
+        "The paper's reported test score on the archive's split (Wang et al., TPAMI 2023, "
+        + ("Table 2" if measure == "accuracy" else "Table 1")
+        + "; one run per set) beside our fold 0, which is that split. The paper's model for each row: "
+        + ", ".join(f"{m}: {PAPER_COLUMNS[m]}" for m in rows)
+        + ". Only the paper's sets with a fold 0 here are listed."
+    )
+    lines = _section("Against the paper's reported scores (fold 0)", text)
+    if not sets:
+        return lines + ["None of the paper's sets has a fold 0 here.", ""]
+    cells = [
+        [d, *(_fmt(float(paper.loc[d, c]), measure) for c in columns)]
+        + [_fmt(float(fold0[m].get(d, np.nan)), measure) for m in rows]
+        for d in sets
+    ]
+    header = ["dataset", *(f"paper: {c}" for c in columns), *(f"{m}, fold 0" for m in rows)]
+    return lines + _md_table(header, cells)
+
+
+def _side_reports(summary, out_dir, task, min_folds, command, paper_reference) -> list[tuple[str, Path]]:
+    """Write each side comparison whose FOCAL table and at least one other row's table exist."""
+    measure = _score_measure(task)
+    found = set(_our_methods(summary, task, measure))
+    written = []
+    for name, rows in SIDE_COMPARISONS.items():
+        rows = [m for m in rows if m in found]
+        if FOCAL not in rows or len(rows) < 2:
+            continue
+        tables = load_ours(summary, task, rows)
+        folds_by_set, dropped = common_folds(tables, min_folds)
+        stem = f"{task}_{name}"
+        link = f"The main comparison (the defaults and the peers): [{task}.md]({task}.md)."
+        title = f"Bake-off side comparison: {SIDE_TITLES[name]}, {task} ({measure})"
+        lines = _header(title, command, link, _covers(tables, folds_by_set, dropped))
+        lines += _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir)
+        if folds_by_set:
+            means = set_means(tables, folds_by_set)
+            lines += _time_section(summary, task, tables, folds_by_set, means, measure, out_dir, stem)
+        if paper_reference is not None:
+            lines += _paper_section(load_paper(paper_reference, task), tables, measure)
+        path = Path(out_dir) / f"{stem}.md"
+        path.write_text("\n".join(lines).rstrip("\n") + "\n")
+        written.append((name, path))
+    return written
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -382,6 +500,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--summary", required=True, help="folder of <task>/<measure>/<Method>_<measure>.csv")
     parser.add_argument("--published", default=None, help="tsml-eval's published results folder (optional)")
     parser.add_argument("--out", required=True, help="folder for <task>.md, <task>_published.md and their PNGs")
+    parser.add_argument(
+        "--paper-reference", default=None, help="folder of the paper's tables as CSV (optional; for the side reports)"
+    )
     parser.add_argument("--task", default="all", help="classification, regression or all")
     parser.add_argument("--min-folds", type=int, default=1, help="common folds a dataset needs (default 1)")
     parser.add_argument("--methods", nargs="+", default=None, help="which of ours (default: every table found)")
@@ -400,7 +521,7 @@ def main(argv=None) -> int:
     else:
         tasks = [args.task]
         _score_measure(args.task)
-    picked = dict(methods=args.methods, published_methods=args.published_methods)
+    picked = dict(methods=args.methods, published_methods=args.published_methods, paper_reference=args.paper_reference)
     command = _default_command(args.summary, args.out, args.task, args.published, args.min_folds, **picked)
     for task in tasks:
         for path in write_report(args.summary, args.out, task, args.published, args.min_folds, command, **picked):
