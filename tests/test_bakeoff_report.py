@@ -295,3 +295,15 @@ def test_side_comparisons_have_their_own_folds_and_leave_the_main_one_alone(tmp_
     assert "Covers: methods EA-DC, Transformer." in alone[0].read_text()  # named rows go to the main comparison
     with pytest.raises(ValueError, match="as paper_reference"):
         write_report(summary, out, "classification", command="cmd", paper_reference=tmp_path / "nowhere")
+
+
+def test_rmse_tests_use_differences_relative_to_the_pair_so_one_large_scale_set_does_not_dominate():
+    from scipy.stats import wilcoxon
+
+    # A beats B by 900 (a 9% error) on a set in the thousands, and loses by 15-25% on five sets near 1
+    means = pd.DataFrame({"A": [10_000.0, 1.2, 1.25, 1.3, 1.15, 1.22], "B": [10_900.0, 1.0, 1.0, 1.0, 1.0, 1.0]})
+    relative = (means["B"] - means["A"]) / ((means["A"] + means["B"]) / 2)
+    p = pairwise(means, higher_is_better=False).loc[0, "p"]
+    assert p == pytest.approx(wilcoxon(relative, zero_method="wilcox").pvalue)
+    assert p != pytest.approx(wilcoxon(means["B"] - means["A"], zero_method="wilcox").pvalue)
+    assert against_peers(means, "A", higher_is_better=False).loc["B", "p"] == p

@@ -1,39 +1,71 @@
-"""Paired comparisons of a table's rows: wins, ties and losses and the Wilcoxon signed-rank test.
+"""Paired comparisons of methods over datasets: the conventions both benchmark reports share, defined once.
 
-A model is compared with each peer over the datasets where both have results (the mean over seeds per
-dataset), and over the (dataset, seed) pairs both finished. Accuracy differences are used as they are; RMSE
-differences are divided by the pair's mean RMSE first, so that datasets on different scales weigh alike
-(a raw RMSE difference of 900 on ChilledWaterPredictor would otherwise outrank every other set). The test
-is scipy's two-sided ``wilcoxon`` (ties dropped, ``zero_method="wilcox"``); with fewer than two non-tied
-pairs it reads "n/a". The size of the effect over the datasets is the mean accuracy difference, or for errors
-the geometric mean of the per-dataset ratios (``x0.95``: 5% lower error than the peer).
+Ties: values are compared after rounding to :data:`DIGITS` significant digits (:func:`round_significant`), so
+two means that differ only by float noise (a six-seed mean computed in another order) tie, in ranks and in
+wins/ties/losses alike. Ranks: 1 = best, tied values share the mean of their places (:func:`ranks`). Paired
+differences (:func:`paired_differences`): accuracy differences as they are; RMSE differences divided by the pair's
+mean RMSE first, so that datasets on different scales weigh alike (a raw RMSE difference of 900 on
+ChilledWaterPredictor would otherwise outrank every other set in a signed-rank test). The test is scipy's
+two-sided ``wilcoxon`` on those differences (ties dropped, ``zero_method="wilcox"``).
+
+The tables' reports (:func:`compare`, :func:`paired_lines`) compare a model with each peer over the datasets where
+both have results (the mean over seeds per dataset), and over the (dataset, seed) pairs both finished; with fewer
+than two non-tied pairs the p-value reads "n/a". The size of the effect over the datasets is the mean accuracy
+difference, or for errors the geometric mean of the per-dataset ratios (``x0.95``: 5% lower error than the peer).
+The bake-off's statistics (:mod:`eadct.tables.bakeoff._stats`) build on the same three functions.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 
-TIE = 1e-12
+DIGITS = 12
+
+
+def round_significant(values) -> np.ndarray:
+    """``values`` (any shape) rounded to :data:`DIGITS` significant digits, as every comparison sees them; NaN and
+    infinities stay."""
+    arr = np.asarray(values, dtype=float)
+    out = arr.copy()
+    finite = np.isfinite(arr)
+    out[finite] = [float(f"{v:.{DIGITS}g}") for v in arr[finite]]
+    return out
+
+
+def ranks(values, higher_is_better: bool, axis: int = -1) -> np.ndarray:
+    """Ranks along ``axis`` (1 = best) of the rounded values; ties share the mean of their places."""
+    rounded = round_significant(values)
+    return rankdata(-rounded if higher_is_better else rounded, method="average", axis=axis)
 
 
 def paired_differences(a, b, higher_is_better: bool) -> np.ndarray:
-    """Per pair, how much ``a`` is better than ``b`` (positive: ``a`` wins); relative for errors."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    """Per pair, how much ``a`` is better than ``b`` (positive: ``a`` wins), of the rounded values; relative to the
+    pair's mean for errors. Exactly 0 where the rounded values tie."""
+    a, b = round_significant(a), round_significant(b)
     if higher_is_better:
         return a - b
     scale = (np.abs(a) + np.abs(b)) / 2
     return np.where(scale > 0, (b - a) / np.where(scale > 0, scale, 1.0), 0.0)
 
 
+def wilcoxon_p(d) -> float:
+    """The two-sided Wilcoxon signed-rank p of paired differences ``d`` (zeros dropped); 1.0 when all are zero."""
+    d = np.asarray(d, dtype=float)
+    if not np.any(d != 0):
+        return 1.0
+    from scipy.stats import wilcoxon
+
+    return float(wilcoxon(d, zero_method="wilcox", alternative="two-sided").pvalue)
+
+
 def compare(a, b, higher_is_better: bool) -> dict:
     """Wins, ties, losses of ``a`` against ``b`` and the Wilcoxon signed-rank p-value over the pairs."""
     d = paired_differences(a, b, higher_is_better)
-    wins, losses = int(np.sum(d > TIE)), int(np.sum(d < -TIE))
+    wins, losses = int(np.sum(d > 0)), int(np.sum(d < 0))
     out = {"n": len(d), "wins": wins, "ties": len(d) - wins - losses, "losses": losses, "p": None}
     if wins + losses >= 2:
-        from scipy.stats import wilcoxon
-
-        out["p"] = float(wilcoxon(d[np.abs(d) > TIE], zero_method="wilcox").pvalue)
+        out["p"] = wilcoxon_p(d)
     return out
 
 

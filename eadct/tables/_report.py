@@ -21,6 +21,7 @@ from . import _sensitivity as sensitivity
 from ._config import TableConfig
 from ._figures import draw_figures
 from ._paired import paired_lines
+from ._paired import ranks as ranks_of
 from ._representations import report_lines
 from ._store import unit_dir
 
@@ -56,22 +57,6 @@ def collect_results(table: TableConfig, profile: str, out_dir) -> dict:
     return out
 
 
-def _ranks(values: list[float], higher_is_better: bool) -> list[float]:
-    """Average ranks, 1 = best, ties share their mean rank."""
-    arr = np.asarray(values, dtype=float)
-    key = -arr if higher_is_better else arr
-    order = np.argsort(key, kind="stable")
-    ranks = np.empty(len(arr))
-    i = 0
-    while i < len(arr):
-        j = i
-        while j + 1 < len(arr) and key[order[j + 1]] == key[order[i]]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks.tolist()
-
-
 def summary(matrix: dict, models: list[str], datasets: list[str], higher_is_better: bool) -> dict:
     """Average rank and Eq. 12 average relative difference of each model over ``datasets``."""
     if not datasets:
@@ -80,7 +65,7 @@ def summary(matrix: dict, models: list[str], datasets: list[str], higher_is_bett
     rel = {m: [] for m in models}
     for d in datasets:
         vals = [matrix[(m, d)] for m in models]
-        for m, r in zip(models, _ranks(vals, higher_is_better), strict=True):
+        for m, r in zip(models, ranks_of(vals, higher_is_better), strict=True):
             ranks[m].append(r)
         mean = float(np.mean(vals))
         for m, v in zip(models, vals, strict=True):

@@ -1,11 +1,12 @@
 """The bake-off report's statistics: pure computation on score tables, no files and no plots.
 
 Conventions (see :mod:`eadct.tables.bakeoff.report`): fold by fold, a dataset's mean is taken over the folds every
-compared method has (:func:`common_folds`, :func:`set_means`); datasets are the unit; means are rounded to
-:data:`DIGITS` significant digits before ranks, wins/ties/losses and tests, so means equal up to float
-noise tie; ranks are ``rankdata(method="average")`` (rank 1 = best); tests are two-sided
-``wilcoxon(zero_method="wilcox")`` with Holm's step-down correction (:func:`holm`); the critical-difference
-cliques are aeon's (:func:`cd_groups`).
+compared method has (:func:`common_folds`, :func:`set_means`); datasets are the unit. Ties, ranks and paired
+differences are the tables' one definition (:mod:`eadct.tables._paired`): means rounded to 12 significant digits
+first, so means equal up to float noise tie; average ranks (rank 1 = best); two-sided
+``wilcoxon(zero_method="wilcox")`` on the per-dataset differences, relative to the pair's mean for errors; then
+Holm's step-down correction (:func:`holm`). The critical-difference cliques are aeon's (:func:`cd_groups`), on
+aeon's own test of the raw scores.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata, wilcoxon
+from scipy.stats import rankdata
+
+from .._paired import paired_differences, ranks, round_significant, wilcoxon_p
 
 ALPHA = 0.05
-DIGITS = 12
 
 
 def common_folds(tables, min_folds=1) -> tuple[dict[str, list[int]], dict[str, str]]:
@@ -54,19 +56,14 @@ def set_means(tables, folds_by_set) -> pd.DataFrame:
 
 
 def rounded(means: pd.DataFrame) -> pd.DataFrame:
-    """The means rounded to :data:`DIGITS` significant digits (RMSEs of thousands too), as every comparison here
+    """The means rounded to 12 significant digits (RMSEs of thousands too), as every comparison here
     sees them."""
-    return means.astype(float).map(lambda v: float(f"{v:.{DIGITS}g}") if np.isfinite(v) else v)
-
-
-def _oriented_ranks(values: np.ndarray, higher_is_better) -> np.ndarray:
-    return rankdata(-values if higher_is_better else values, method="average", axis=1)
+    return pd.DataFrame(round_significant(means), index=means.index, columns=means.columns)
 
 
 def rank_table(means, higher_is_better) -> pd.DataFrame:
     """Per-dataset ranks (1 = best, ties share the average place) of the means rounded to 12 significant digits."""
-    ranks = _oriented_ranks(rounded(means).to_numpy(), higher_is_better)
-    return pd.DataFrame(ranks, index=means.index, columns=means.columns)
+    return pd.DataFrame(ranks(means.to_numpy(), higher_is_better, axis=1), index=means.index, columns=means.columns)
 
 
 def average_ranks(means, higher_is_better) -> pd.Series:
@@ -86,16 +83,10 @@ def holm(pvalues) -> np.ndarray:
     return out
 
 
-def _wilcoxon_p(a: np.ndarray, b: np.ndarray) -> float:
-    if np.all(a == b):
-        return 1.0
-    return float(wilcoxon(a, b, zero_method="wilcox", alternative="two-sided").pvalue)
-
-
-def _win_tie_loss(x: np.ndarray, y: np.ndarray, higher_is_better) -> tuple[int, int, int]:
-    better = x > y if higher_is_better else x < y
-    worse = x < y if higher_is_better else x > y
-    return int(better.sum()), int((x == y).sum()), int(worse.sum())
+def _paired(x: np.ndarray, y: np.ndarray, higher_is_better) -> tuple[int, int, int, float]:
+    """x's wins, ties and losses against y over datasets, and the Wilcoxon p of their paired differences."""
+    d = paired_differences(x, y, higher_is_better)
+    return int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()), wilcoxon_p(d)
 
 
 def pairwise(means, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
@@ -105,7 +96,7 @@ def pairwise(means, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
     rows = []
     for a, b in combinations(values.columns, 2):
         x, y = values[a].to_numpy(), values[b].to_numpy()
-        rows.append((a, b, *_win_tie_loss(x, y, higher_is_better), _wilcoxon_p(x, y)))
+        rows.append((a, b, *_paired(x, y, higher_is_better)))
     table = pd.DataFrame(rows, columns=["A", "B", "wins", "ties", "losses", "p"])
     table["p_holm"] = holm(table["p"].to_numpy()) if len(table) else []
     table["significant"] = table["p_holm"] < alpha
@@ -128,7 +119,8 @@ def against_peers(means, focal, higher_is_better, alpha=ALPHA) -> pd.DataFrame:
         y = values[peer].to_numpy()
         a, b = means[focal].to_numpy(dtype=float), means[peer].to_numpy(dtype=float)
         diff = float(np.mean(a - b)) if higher_is_better else float(np.exp(np.mean(np.log(a / b))))
-        rows[peer] = (*_win_tie_loss(x, y, higher_is_better), diff, _wilcoxon_p(x, y))
+        wins, ties, losses, p = _paired(x, y, higher_is_better)
+        rows[peer] = (wins, ties, losses, diff, p)
     table = pd.DataFrame.from_dict(rows, orient="index", columns=columns[:5])
     table["p_holm"] = holm(table["p"].to_numpy()) if len(table) else []
     table["significant"] = table["p_holm"] < alpha

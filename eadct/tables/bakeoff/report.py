@@ -26,8 +26,10 @@ Conventions, each decided here once (the statistics live in :mod:`eadct.tables.b
 * Datasets are the unit of the statistics. Means are rounded to 12 significant digits before ranks, W/T/L
   and tests, so means equal up to float noise are ties. Ranks are ``scipy.stats.rankdata(method="average")``
   per dataset (rank 1 = best; tied methods share the mean of their places), averaged over datasets.
-* Pairwise tests: two-sided ``scipy.stats.wilcoxon(zero_method="wilcox")`` over the datasets' means (datasets
-  where the two tie are dropped, as aeon does); all differences zero gives p = 1. Holm's step-down correction
+* Pairwise tests: two-sided ``scipy.stats.wilcoxon(zero_method="wilcox")`` over the datasets' paired differences
+  (:mod:`eadct.tables._paired`: for RMSE the difference over the pair's mean, so that a set with errors in the
+  hundreds does not outrank the rest; datasets where the two tie are dropped, as aeon does); all differences zero
+  gives p = 1. Holm's step-down correction
   runs over all k(k-1)/2 pairs in the pairwise section, and over the k-1 comparisons with EA-DC in the
   "EA-DC against each peer" table (skipped when EA-DC is not compared).
 * The critical-difference diagram is aeon's ``plot_critical_difference(test="wilcoxon", correction="holm")``.
@@ -295,7 +297,10 @@ def _oriented(row, first) -> tuple:
 
 
 def _pairs_section(pairs, names) -> list[str]:
-    text = f"Two-sided, over datasets (zero_method 'wilcox'); Holm-adjusted over all {len(pairs)} pairs."
+    text = (
+        "Two-sided, over datasets (zero_method 'wilcox'), on the per-dataset differences (for RMSE divided by the "
+        f"pair's mean); Holm-adjusted over all {len(pairs)} pairs."
+    )
     lines = _section("Pairwise Wilcoxon signed-rank tests", text)
     if len(names) <= _FULL_MATRIX_MAX:
         cell = {}
