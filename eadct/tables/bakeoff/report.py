@@ -296,11 +296,10 @@ def _oriented(row, first) -> tuple:
     return row["B"], row["A"], row["losses"], row["ties"], row["wins"]
 
 
-def _pairs_section(pairs, names) -> list[str]:
-    text = (
-        "Two-sided, over datasets (zero_method 'wilcox'), on the per-dataset differences (for RMSE divided by the "
-        f"pair's mean); Holm-adjusted over all {len(pairs)} pairs."
-    )
+def _pairs_section(pairs, names, measure) -> list[str]:
+    text = "Two-sided, over datasets (zero_method 'wilcox'), on the per-dataset differences"
+    text += " (each divided by the pair's mean RMSE)" if measure == "rmse" else ""
+    text += f"; Holm-adjusted over all {len(pairs)} pairs."
     lines = _section("Pairwise Wilcoxon signed-rank tests", text)
     if len(names) <= _FULL_MATRIX_MAX:
         cell = {}
@@ -358,7 +357,7 @@ def _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir) -
     lines += _means_section(means, folds_by_set, higher, measure)
     lines += _ranks_section(means, higher, measure)
     lines += _peers_section(means, higher, measure)
-    lines += _pairs_section(pairwise(means, higher), list(means.columns))
+    lines += _pairs_section(pairwise(means, higher), list(means.columns), measure)
     return lines + _cd_section(means, higher, stem, out_dir)
 
 
