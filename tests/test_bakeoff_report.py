@@ -278,7 +278,8 @@ def test_side_comparisons_have_their_own_folds_and_leave_the_main_one_alone(tmp_
     assert [p.name for p in paths] == ["classification.md", "classification_architecture.md", "classification_paper.md"]
     main_md, arch_md, paper_md = (p.read_text() for p in paths)
     assert "Covers: methods EA-DC, MiniRocket, QUANT, Slow. Datasets: 6 compared" in main_md
-    assert "(18 dataset-folds)" not in main_md and "Transformer" not in main_md.split("## Side comparisons")[0]
+    assert "2 to 3 per dataset (17 dataset-folds)" in main_md
+    assert "Transformer" not in main_md.split("## Side comparisons")[0]
     assert "[classification_architecture.md](classification_architecture.md)" in main_md
     assert "Covers: methods EA-DC, DC-Transformer, Transformer. Datasets: 6 compared" in arch_md
     assert "1 to 1 per dataset (6 dataset-folds)" in arch_md
@@ -293,6 +294,12 @@ def test_side_comparisons_have_their_own_folds_and_leave_the_main_one_alone(tmp_
     assert "| Set4 | 0.6000 | 0.5500 | 0.5000 |" in _part(arch_md, "Against the paper's reported scores (fold 0)")
     alone = write_report(summary, tmp_path / "o2", "classification", methods=["EA-DC", "Transformer"], command="c")
     assert "Covers: methods EA-DC, Transformer." in alone[0].read_text()  # named rows go to the main comparison
+    # two folds asked of the side reports: the architecture rows (fold 0 only) have none to compare, the main is kept
+    again = write_report(summary, tmp_path / "o3", "classification", command="c", min_folds=3, side_min_folds=2)
+    assert "Covers: methods EA-DC, MiniRocket, QUANT, Slow. Datasets: 5 compared" in again[0].read_text()
+    arch_again = again[1].read_text()
+    assert "Nothing to compare: no dataset has enough folds that every method has." in arch_again
+    assert "Score against fit time" not in arch_again and "| Set4 | 0.6000 | 0.5500 | 0.5000 |" not in arch_again
     with pytest.raises(ValueError, match="as paper_reference"):
         write_report(summary, out, "classification", command="cmd", paper_reference=tmp_path / "nowhere")
 

@@ -50,8 +50,10 @@ def paired_differences(a, b, higher_is_better: bool) -> np.ndarray:
 
 
 def wilcoxon_p(d) -> float:
-    """The two-sided Wilcoxon signed-rank p of paired differences ``d`` (zeros dropped); 1.0 when all are zero."""
+    """The two-sided Wilcoxon signed-rank p of paired differences ``d`` (zeros and non-finite values dropped); 1.0
+    when none is left."""
     d = np.asarray(d, dtype=float)
+    d = d[np.isfinite(d)]
     if not np.any(d != 0):
         return 1.0
     from scipy.stats import wilcoxon
@@ -62,6 +64,7 @@ def wilcoxon_p(d) -> float:
 def compare(a, b, higher_is_better: bool) -> dict:
     """Wins, ties, losses of ``a`` against ``b`` and the Wilcoxon signed-rank p-value over the pairs."""
     d = paired_differences(a, b, higher_is_better)
+    d = d[np.isfinite(d)]  # a pair without both values is no pair
     wins, losses = int(np.sum(d > 0)), int(np.sum(d < 0))
     out = {"n": len(d), "wins": wins, "ties": len(d) - wins - losses, "losses": losses, "p": None}
     if wins + losses >= 2:

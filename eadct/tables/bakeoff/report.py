@@ -13,8 +13,9 @@ optionally, tsml-eval's published tables in the same format (``<published>/class
 
 and one more per side comparison (:data:`SIDE_COMPARISONS`) whose tables exist: EA-DC beside the rows that answer
 one question (does the architecture's evolving attention or convolution help; what does the paper's configuration
-give), ``<out>/<task>_<name>.md`` with its own CD diagram and time figure, over the folds and datasets THOSE rows
-share, so that a row run on fewer folds or datasets never shrinks the main comparison. With ``paper_reference``
+give), ``<out>/<task>_<name>.md`` with its own tables, CD diagram (from three rows) and time figure, over the folds
+and datasets THOSE rows share (at least ``side_min_folds`` per dataset), so that a row run on fewer folds or
+datasets never shrinks the main comparison. With ``paper_reference``
 (the folder of the paper's Tables 1 and 2 as CSV), each side report also sets the paper's reported scores on the
 archive's split beside our fold 0.
 
@@ -362,12 +363,21 @@ def _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir) -
 
 
 def _default_command(
-    summary, out_dir, task, published, min_folds, methods=None, published_methods=None, paper_reference=None
+    summary,
+    out_dir,
+    task,
+    published,
+    min_folds,
+    methods=None,
+    published_methods=None,
+    paper_reference=None,
+    side_min_folds=None,
 ) -> str:
     args = ["python", "-m", "eadct.tables.bakeoff.report", "--summary", str(summary)]
     args += ["--published", str(published)] if published is not None else []
     args += ["--paper-reference", str(paper_reference)] if paper_reference is not None else []
     args += ["--out", str(out_dir), "--task", task, "--min-folds", str(min_folds)]
+    args += ["--side-min-folds", str(side_min_folds)] if side_min_folds is not None else []
     args += ["--methods", *methods] if methods is not None else []
     args += ["--published-methods", *published_methods] if published_methods is not None else []
     return shlex.join(args)
@@ -396,11 +406,12 @@ def write_report(
     methods=None,
     published_methods=None,
     paper_reference=None,
+    side_min_folds=None,
 ) -> list[Path]:
     """Write ``<out_dir>/<task>.md`` (our methods; with ``<task>_cd.png``, ``<task>_time.png``), when
     ``published`` is given ``<task>_published.md`` (with ``<task>_published_cd.png``), and the side comparisons
-    whose tables exist (``<task>_<name>.md``, with the paper's reported scores when ``paper_reference`` is given);
-    return their paths."""
+    whose tables exist (``<task>_<name>.md``, with the paper's reported scores when ``paper_reference`` is given;
+    ``side_min_folds=None`` takes ``min_folds``); return their paths."""
     measure = _score_measure(task)
     if published is None and published_methods is not None:
         raise ValueError("published_methods names published tables; pass the tsml-eval folder as published too")
@@ -416,14 +427,15 @@ def write_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     command = command or _default_command(
-        summary, out_dir, task, published, min_folds, methods, published_methods, paper_reference
+        summary, out_dir, task, published, min_folds, methods, published_methods, paper_reference, side_min_folds
     )
     link = _published_link(task, list(folds_by_set), None if both is None else list(both_folds))
     lines = _header(f"Bake-off report: {task} ({measure})", command, link, _covers(ours, folds_by_set, dropped))
     lines += _comparison(ours, folds_by_set, dropped, min_folds, task, task, out_dir)
     means = set_means(ours, folds_by_set)
     lines += _time_section(summary, task, ours, folds_by_set, means, measure, out_dir, task)
-    sides = _side_reports(summary, out_dir, task, min_folds, command, paper_reference)
+    side_min_folds = min_folds if side_min_folds is None else side_min_folds
+    sides = _side_reports(summary, out_dir, task, side_min_folds, command, paper_reference)
     if sides:
         lines += _section("Side comparisons", "; ".join(f"[{p.name}]({p.name}): {SIDE_TITLES[n]}" for n, p in sides))
     paths = [out_dir / f"{task}.md"]
@@ -503,13 +515,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eadct.tables.bakeoff.report", description=__doc__.splitlines()[0])
     parser.add_argument("--summary", required=True, help="folder of <task>/<measure>/<Method>_<measure>.csv")
     parser.add_argument("--published", default=None, help="tsml-eval's published results folder (optional)")
-    parser.add_argument("--out", required=True, help="folder for <task>.md, <task>_published.md and their PNGs")
+    parser.add_argument(
+        "--out", required=True, help="folder for <task>.md, <task>_published.md, the side reports and their PNGs"
+    )
     parser.add_argument(
         "--paper-reference", default=None, help="folder of the paper's tables as CSV (optional; for the side reports)"
     )
     parser.add_argument("--task", default="all", help="classification, regression or all")
     parser.add_argument("--min-folds", type=int, default=1, help="common folds a dataset needs (default 1)")
-    parser.add_argument("--methods", nargs="+", default=None, help="which of ours (default: every table found)")
+    parser.add_argument(
+        "--side-min-folds", type=int, default=None, help="the same in the side reports (default: --min-folds)"
+    )
+    parser.add_argument(
+        "--methods", nargs="+", default=None, help="which of ours (default: every table found but the side rows)"
+    )
     parser.add_argument(
         "--published-methods", nargs="+", default=None, help="published tables to compare (default: per task)"
     )
@@ -525,7 +544,12 @@ def main(argv=None) -> int:
     else:
         tasks = [args.task]
         _score_measure(args.task)
-    picked = dict(methods=args.methods, published_methods=args.published_methods, paper_reference=args.paper_reference)
+    picked = dict(
+        methods=args.methods,
+        published_methods=args.published_methods,
+        paper_reference=args.paper_reference,
+        side_min_folds=args.side_min_folds,
+    )
     command = _default_command(args.summary, args.out, args.task, args.published, args.min_folds, **picked)
     for task in tasks:
         for path in write_report(args.summary, args.out, task, args.published, args.min_folds, command, **picked):
