@@ -285,7 +285,9 @@ def test_side_comparisons_have_their_own_folds_and_leave_the_main_one_alone(tmp_
     assert "1 to 1 per dataset (6 dataset-folds)" in arch_md
     assert "## EA-DC against each peer" in arch_md and (out / "classification_architecture_cd.png").stat().st_size
     assert (out / "classification_architecture_time.png").stat().st_size > 0
-    assert "Covers: methods EA-DC, EA-DC-paper. Datasets: 2 compared (Set4, Set5), 4 dropped" in paper_md
+    assert "Covers: methods EA-DC, EA-DC-paper. Datasets: 2 compared (Set4, Set5), 0 dropped" in paper_md
+    assert "Not run by every row here, so not compared: Set0, Set1, Set2, Set3." in paper_md
+    assert "| Set0 |" not in paper_md
     assert "Not drawn: aeon's diagram needs at least 3 methods." in paper_md
     fold0 = _part(paper_md, "Against the paper's reported scores (fold 0)")
     assert "| dataset | paper: EA-DC-Transformer | EA-DC, fold 0 | EA-DC-paper, fold 0 |" in fold0

@@ -494,11 +494,18 @@ def _side_reports(summary, out_dir, task, min_folds, command, paper_reference) -
         if FOCAL not in rows or len(rows) < 2:
             continue
         tables = load_ours(summary, task, rows)
+        every = _datasets_run(tables)
+        ran = [d for d in every if all(d in t.index and t.loc[d].notna().any() for t in tables.values())]
+        not_run = [d for d in every if d not in ran]
+        tables = {m: t.reindex(ran) for m, t in tables.items()}  # a set some row never ran is not compared here
         folds_by_set, dropped = common_folds(tables, min_folds)
         stem = f"{task}_{name}"
         link = f"The main comparison (the defaults and the peers): [{task}.md]({task}.md)."
         title = f"Bake-off side comparison: {SIDE_TITLES[name]}, {task} ({measure})"
-        lines = _header(title, command, link, _covers(tables, folds_by_set, dropped))
+        covers = _covers(tables, folds_by_set, dropped)
+        if not_run:
+            covers[0] += f" Not run by every row here, so not compared: {', '.join(not_run)}."
+        lines = _header(title, command, link, covers)
         lines += _comparison(tables, folds_by_set, dropped, min_folds, task, stem, out_dir)
         if folds_by_set:
             means = set_means(tables, folds_by_set)
