@@ -19,8 +19,8 @@ SIDE_MIN_FOLDS = 2  # and --side-min-folds 2
 NAMES = {"EA-DC (defaults)": "EA-DC"}
 
 
-def _tables_after(title: str) -> list[list[str]]:
-    """The rows (cells) of the first Markdown table after the paragraph that starts with ``title``."""
+def _table_after(title: str) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows (cells) of the first Markdown table after the paragraph that starts with ``title``."""
     text = PAGE.read_text()
     start = text.index(title)
     rows = []
@@ -29,7 +29,7 @@ def _tables_after(title: str) -> list[list[str]]:
             rows.append([c.strip() for c in line.strip("|").split("|")])
         elif rows:
             break
-    return rows[2:]  # header and rule
+    return rows[0], rows[2:]  # header, rule, rows
 
 
 def _means(task, methods=None, min_folds=MIN_FOLDS):
@@ -45,7 +45,7 @@ def _means(task, methods=None, min_folds=MIN_FOLDS):
 def test_the_main_rank_tables_are_the_committed_results(title, task):
     means, folds = _means(task)
     ranks = average_ranks(means, task == "classification")
-    rows = _tables_after(title)
+    _, rows = _table_after(title)
     assert {NAMES.get(r[0], r[0]) for r in rows} == set(means.columns)
     peers = against_peers(means, "EA-DC", task == "classification")
     for row in rows:
@@ -67,12 +67,6 @@ def test_the_folds_sentence_counts_the_committed_dataset_folds():
         assert re.search(rf"\b{n}\s+dataset-folds\s+of\s+{word}|\b{n}\s+of\s+{word}", text), (task, n)
 
 
-def _header_after(title: str) -> list[str]:
-    text = PAGE.read_text()
-    line = next(x for x in text[text.index(title) :].splitlines() if x.startswith("|"))
-    return [c.strip() for c in line.strip("|").split("|")]
-
-
 def test_side_comparisons_cited_on_the_page_are_the_committed_results():
     """Each table under a ``<!-- side:<name>:<task> -->`` marker matches its side report: the ranks, and the per-set
     means where the columns are datasets."""
@@ -83,7 +77,7 @@ def test_side_comparisons_cited_on_the_page_are_the_committed_results():
             task, found = m.group(1), found + 1
             means, _ = _means(task, list(SIDE_COMPARISONS[name]), min_folds=SIDE_MIN_FOLDS)
             ranks = average_ranks(means, task == "classification")
-            header, rows = _header_after(m.group(0)), _tables_after(m.group(0))
+            header, rows = _table_after(m.group(0))
             assert {NAMES.get(r[0], r[0]) for r in rows} == set(means.columns), m.group(0)
             for row in rows:
                 method = NAMES.get(row[0], row[0])

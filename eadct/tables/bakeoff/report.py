@@ -37,8 +37,8 @@ Conventions, each decided here once (the statistics live in :mod:`eadct.tables.b
   Its groups (cliques) are recomputed from the p-values it returns, exactly as aeon forms them (``cd_groups``):
   a Friedman gate, then ONE-sided Wilcoxon p-values against a fixed alpha/(k-1). That is aeon's procedure, not
   the Holm tables, so a pair can differ between them; all are reported.
-* Score against fit time (the main and the side reports): a small point per method x dataset (mean fit time over its common
-  folds, s, log x; mean score) and a large one per method (geometric-mean time, mean score).
+* Score against fit time (the main and the side reports): a small point per method x dataset (mean fit time over
+  its common folds, s, log x; mean score) and a large one per method (geometric-mean time, mean score).
 
 Run ``python -m eadct.tables.bakeoff.report --summary S --published DIR --out O --task all``
 (see ``--help``). No timestamps: a re-run on the same tables writes the same Markdown.
